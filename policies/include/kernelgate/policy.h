@@ -1,0 +1,80 @@
+// kernelgate policies: the settings a verdict is judged under, read from TOML profiles.
+//
+// A profile is a TOML file (policies/profiles/NAME.toml ships `competition`, `rl-reward`,
+// `audit`, `backendbench`). docs/policies.md is the commented schema. Every setting lives in
+// the Policy struct below, parsed once; a bad file is a PolicyError naming file, line and key.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kg::policy {
+
+struct Tolerance {
+  double atol = 0;
+  double rtol = 0;
+};
+
+// What happens when a rule fires.
+enum class Action { Reject, Flag, Off };
+const char* action_name(Action a);
+
+struct Policy {
+  std::string name;          // profile name ("competition") or the file's stem
+  std::string source;        // the file it was read from
+  std::string description;
+
+  // Per-dtype tolerances keyed by short dtype name: f16, bf16, f32, f64, c64, c128, ...
+  // Integers and bools are always compared exactly and are not listed.
+  std::map<std::string, Tolerance> tolerances;
+  // Per-op overrides: op overload name ("_softmax.default") -> dtype -> tolerance.
+  std::map<std::string, std::map<std::string, Tolerance>> op_tolerances;
+
+  // Rule id (THREATS.md section B) -> action. Rules not listed default to Reject.
+  std::map<std::string, Action> rules;
+
+  // Vendor libraries the submission may use (e.g. "cublas"); everything else is forbidden.
+  std::vector<std::string> allowed_libraries;
+
+  // Trials and timing.
+  int correctness_trials = 1;   // times each sample is re-run (fresh inputs) for stateful/replay checks
+  int timing_warmup = 3;
+  int timing_min_reps = 10;
+  int timing_max_reps = 200;
+  double timing_min_seconds = 0.05;  // adaptive repetition: at least this much measured time per sample
+  bool timing = true;
+
+  // Limits for the children.
+  double compile_time_s = 60;
+  double compile_memory_mb = 4096;
+  double run_call_time_s = 20;    // per call to the runner
+  double run_memory_mb = 8192;
+
+  // Tolerance for `op` on dtype `dtype` (short name): op override, then dtype default,
+  // then a built-in default no looser than PyTorch's testing defaults.
+  Tolerance tolerance_for(const std::string& op, const std::string& dtype) const;
+  Action action_for(const std::string& rule) const;
+
+  // The effective settings as TOML text (what `kernelgate policy show` prints).
+  std::string to_toml() const;
+};
+
+struct PolicyError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The directory holding the shipped profiles (compiled in; KERNELGATE_POLICY_DIR overrides).
+std::string profile_dir();
+// Names of the shipped profiles.
+std::vector<std::string> profile_names();
+// `name_or_file`: a shipped profile name, or a path to a .toml file. Throws PolicyError.
+Policy load(const std::string& name_or_file);
+// Parses TOML text; `source` names it in errors. Throws PolicyError.
+Policy parse(const std::string& text, const std::string& source);
+
+// Rule ids this build knows (THREATS.md section B), for validating profiles.
+const std::vector<std::string>& known_rules();
+
+}  // namespace kg::policy
