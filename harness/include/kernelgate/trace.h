@@ -8,6 +8,7 @@
 // This header has no torch dependency, so the parser builds alone for the fuzz target.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -72,5 +73,23 @@ Call parse_call(const std::string& text, const std::string& source = "<spec>");
 // Renders a call back to trace syntax (round-trips through parse_call).
 std::string format_call(const Call& call);
 std::string format_value(const Value& v);
+
+// --- Additions (kernelgate harness) ---------------------------------------------------------------
+// format_call renders a full call line, "cnt: N, ((args...), {kwargs...})"; format_spec renders only
+// the "((args...), {kwargs...})" part. format_trace renders whole entries (round-trips through
+// parse_trace). The formatters expect well-formed values, as the parser produces them.
+std::string format_spec(const Call& call);
+std::string format_trace(const std::vector<OperatorEntry>& ops);
+
+// Structural equality: NaN equals NaN, -0.0 differs from 0.0; source line numbers are ignored.
+bool same_value(const Value& a, const Value& b);
+bool same_call(const Call& a, const Call& b);
+bool same_trace(const std::vector<OperatorEntry>& a, const std::vector<OperatorEntry>& b);
+
+// Limits that keep hostile input from exhausting the stack or memory (exceeding one is a ParseError).
+inline constexpr int kMaxNestingDepth = 64;                        // containers / T(...) / device(...)
+inline constexpr std::size_t kMaxInputBytes = 256u << 20;          // one parse_trace / parse_call text
+inline constexpr std::size_t kMaxValuesPerCall = 1u << 20;         // values + shape/stride entries
+inline constexpr std::size_t kMaxValuesPerTrace = 1u << 23;
 
 }  // namespace kg::trace
