@@ -62,6 +62,10 @@ struct Spec {
   // When set, stdout/stderr are captured (capped at limits.max_output_bytes) into the Record;
   // otherwise they pass through to the supervisor's own stdout/stderr, still counted and capped.
   bool capture_output = true;
+  // Development aid for establishing a profile (a "logging pass"): syscalls outside the profile
+  // are allowed to continue and listed in Record::message instead of killing the box. Never use
+  // it for untrusted code.
+  bool audit_syscalls = false;
 };
 
 // The result record (isolate's meta file). Every field is always present in to_json().

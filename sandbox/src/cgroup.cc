@@ -1,0 +1,257 @@
+// cgroup: discovery (once per process), per-box creation, accounting and tree kill.
+#include "cgroup.h"
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+#include "util.h"
+
+namespace kg::sandbox::cgroup {
+namespace {
+
+bool read_file(const std::string& path, std::string* out) {
+  std::ifstream f(path);
+  if (!f) return false;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+bool write_file(const std::string& path, const std::string& text, int* err = nullptr) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd) {
+    if (err) *err = errno;
+    return false;
+  }
+  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+    if (err) *err = errno;
+    return false;
+  }
+  return true;
+}
+
+// "key value" line lookup (memory.events, cpu.stat, memory.oom_control).
+long long keyed(const std::string& path, const std::string& key) {
+  std::string text;
+  if (!read_file(path, &text)) return -1;
+  std::istringstream in(text);
+  std::string k;
+  long long v;
+  while (in >> k >> v)
+    if (k == key) return v;
+  return -1;
+}
+
+long long single(const std::string& path) {
+  std::string text;
+  if (!read_file(path, &text)) return -1;
+  try {
+    return std::stoll(text);
+  } catch (...) {
+    return -1;
+  }
+}
+
+bool has_word(const std::string& text, const std::string& w) {
+  std::istringstream in(text);
+  std::string x;
+  while (in >> x)
+    if (x == w) return true;
+  return false;
+}
+
+// Where our process sits, per hierarchy. Found once.
+struct Layout {
+  std::string v2_base;  // cgroup2 directory we may create children in ("" if unusable)
+  std::string v1_memory, v1_pids, v1_cpuacct;
+};
+
+Layout discover() {
+  Layout L;
+  std::string v2_mount;
+  struct V1 {
+    std::string mount;
+  } mem, pids, cpuacct;
+  std::ifstream mi("/proc/self/mountinfo");
+  std::string line;
+  while (std::getline(mi, line)) {
+    // id parent maj:min root mountpoint opts [optional...] - fstype source superopts
+    std::istringstream in(line);
+    std::string id, parent, dev, root, mnt, opts, tok;
+    in >> id >> parent >> dev >> root >> mnt >> opts;
+    while (in >> tok && tok != "-") {
+    }
+    std::string fstype, source, super;
+    in >> fstype >> source >> super;
+    if (root != "/") continue;  // a bind of a sub-cgroup: skip
+    if (fstype == "cgroup2" && v2_mount.empty()) v2_mount = mnt;
+    if (fstype == "cgroup") {
+      std::string s = "," + super + ",";
+      if (s.find(",memory,") != std::string::npos && mem.mount.empty()) mem.mount = mnt;
+      if (s.find(",pids,") != std::string::npos && pids.mount.empty()) pids.mount = mnt;
+      if (s.find(",cpuacct,") != std::string::npos && cpuacct.mount.empty()) cpuacct.mount = mnt;
+    }
+  }
+  std::ifstream cg("/proc/self/cgroup");
+  std::string v2_path, mem_path, pids_path, cpu_path;
+  while (std::getline(cg, line)) {
+    auto a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    std::string ctrls = "," + line.substr(a + 1, b - a - 1) + ",", path = line.substr(b + 1);
+    if (line.compare(0, a, "0") == 0 && ctrls == ",,") v2_path = path;
+    if (ctrls.find(",memory,") != std::string::npos) mem_path = path;
+    if (ctrls.find(",pids,") != std::string::npos) pids_path = path;
+    if (ctrls.find(",cpuacct,") != std::string::npos) cpu_path = path;
+  }
+  auto join = [](const std::string& m, const std::string& p) { return p == "/" ? m : m + p; };
+  if (!v2_mount.empty()) {
+    std::string base = join(v2_mount, v2_path), ctl;
+    if (read_file(base + "/cgroup.controllers", &ctl) && has_word(ctl, "memory") && has_word(ctl, "pids")) {
+      std::string sub;
+      read_file(base + "/cgroup.subtree_control", &sub);
+      bool ok = has_word(sub, "memory") && has_word(sub, "pids");
+      if (!ok) {
+        int err = 0;
+        ok = write_file(base + "/cgroup.subtree_control", "+memory +pids", &err);
+        if (!ok && err == EBUSY) {
+          // "No internal processes": move this process into a leaf of its own, then delegate.
+          std::string leaf = base + "/kg-supervisor";
+          if ((::mkdir(leaf.c_str(), 0755) == 0 || errno == EEXIST) && write_file(leaf + "/cgroup.procs", "0"))
+            ok = write_file(base + "/cgroup.subtree_control", "+memory +pids");
+        }
+      }
+      if (ok) L.v2_base = base;
+    }
+  }
+  if (!mem.mount.empty() && !mem_path.empty()) L.v1_memory = join(mem.mount, mem_path);
+  if (!pids.mount.empty() && !pids_path.empty()) L.v1_pids = join(pids.mount, pids_path);
+  if (!cpuacct.mount.empty() && !cpu_path.empty()) L.v1_cpuacct = join(cpuacct.mount, cpu_path);
+  return L;
+}
+
+const Layout& layout() {
+  static std::once_flag once;
+  static Layout L;
+  std::call_once(once, [] { L = discover(); });
+  return L;
+}
+
+std::string unique_name() {
+  static std::atomic<unsigned> counter{0};
+  return "kg-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+}
+
+}  // namespace
+
+std::unique_ptr<Cgroup> Cgroup::create(const Limits& limits) {
+  const Layout& L = layout();
+  std::unique_ptr<Cgroup> cg(new Cgroup());
+  std::string name = unique_name();
+  std::string mem_bytes = std::to_string(limits.memory_mb << 20);
+  if (!L.v2_base.empty()) {
+    std::string dir = L.v2_base + "/" + name;
+    if (::mkdir(dir.c_str(), 0755) == 0) {
+      cg->dirs_.push_back(dir);
+      cg->v2_ = true;
+      if (limits.memory_mb > 0 && write_file(dir + "/memory.max", mem_bytes)) {
+        write_file(dir + "/memory.swap.max", "0");   // no escape into swap
+        write_file(dir + "/memory.oom.group", "1");  // an OOM kills the whole box, not one victim
+        cg->mem_ = dir;
+      }
+      if (write_file(dir + "/pids.max", std::to_string(limits.max_processes))) cg->pids_ = dir;
+      cg->cpu_ = dir;  // cpu.stat exists in every v2 cgroup
+      cg->what_ = "cgroup2 " + dir;
+      return cg;
+    }
+  }
+  auto v1 = [&](const std::string& base) -> std::string {
+    if (base.empty()) return "";
+    std::string dir = base + "/" + name;
+    if (::mkdir(dir.c_str(), 0755) != 0) return "";
+    cg->dirs_.push_back(dir);
+    return dir;
+  };
+  std::string mem = v1(L.v1_memory);
+  if (!mem.empty() && limits.memory_mb > 0 && write_file(mem + "/memory.limit_in_bytes", mem_bytes)) {
+    write_file(mem + "/memory.memsw.limit_in_bytes", mem_bytes);  // swap counted too where enabled
+    cg->mem_ = mem;
+  }
+  std::string pids = v1(L.v1_pids);
+  if (!pids.empty() && write_file(pids + "/pids.max", std::to_string(limits.max_processes))) cg->pids_ = pids;
+  cg->cpu_ = v1(L.v1_cpuacct);
+  if (cg->dirs_.empty()) return nullptr;
+  cg->what_ = "cgroup v1";
+  return cg;
+}
+
+Cgroup::~Cgroup() {
+  kill_all();
+  for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it) {
+    for (int attempt = 0; attempt < 200; ++attempt) {
+      if (::rmdir(it->c_str()) == 0 || errno == ENOENT) break;
+      if (errno != EBUSY) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+}
+
+void Cgroup::attach(pid_t pid) {
+  std::string p = std::to_string(pid);
+  for (const std::string& dir : dirs_) {
+    int err = 0;
+    if (!write_file(dir + "/cgroup.procs", p, &err)) throw_errno("write " + dir + "/cgroup.procs", err);
+  }
+}
+
+bool Cgroup::oom_killed() const {
+  if (mem_.empty()) return false;
+  if (v2_) return keyed(mem_ + "/memory.events", "oom_kill") > 0 || keyed(mem_ + "/memory.events", "oom_group_kill") > 0;
+  return keyed(mem_ + "/memory.oom_control", "oom_kill") > 0;
+}
+
+double Cgroup::cpu_seconds() const {
+  if (cpu_.empty()) return -1;
+  if (v2_) {
+    long long us = keyed(cpu_ + "/cpu.stat", "usage_usec");
+    return us < 0 ? -1 : us / 1e6;
+  }
+  long long ns = single(cpu_ + "/cpuacct.usage");
+  return ns < 0 ? -1 : ns / 1e9;
+}
+
+long Cgroup::peak_memory_kb() const {
+  if (mem_.empty()) return -1;
+  long long b = single(mem_ + (v2_ ? "/memory.peak" : "/memory.max_usage_in_bytes"));
+  return b < 0 ? -1 : static_cast<long>(b / 1024);
+}
+
+void Cgroup::kill_all() {
+  if (dirs_.empty()) return;
+  if (v2_ && write_file(dirs_[0] + "/cgroup.kill", "1")) return;
+  for (int round = 0; round < 3; ++round) {
+    bool any = false;
+    for (const std::string& dir : dirs_) {
+      std::string text;
+      if (!read_file(dir + "/cgroup.procs", &text)) continue;
+      std::istringstream in(text);
+      pid_t pid;
+      while (in >> pid) {
+        any = true;
+        ::kill(pid, SIGKILL);
+      }
+    }
+    if (!any) return;
+  }
+}
+
+}  // namespace kg::sandbox::cgroup

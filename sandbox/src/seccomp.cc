@@ -1,0 +1,303 @@
+// seccomp: the profiles' syscall filters.
+//
+// Every filter is default-deny. The first stage (installed by the sandbox before exec) denies by
+// SECCOMP_RET_USER_NOTIF so the supervisor learns which syscall was attempted; the untrusted side
+// cannot answer its own notification (the listener fd exists only in the supervisor) and the
+// blocked thread never runs again: the supervisor kills the whole pid namespace. The second stage
+// of the run profiles (tighten_runner_filter, installed by kg-runner itself) denies by
+// SECCOMP_RET_KILL_PROCESS, since only one listener may exist per filter tree.
+//
+// Rules on arguments: ioctl request numbers are compared under a 32-bit mask (the kernel
+// truncates `cmd` to unsigned int, so high bits must not let a request slip past a comparison);
+// clone flags are checked under a mask so namespace flags never pass; clone3 answers ENOSYS
+// because its flags live in memory BPF cannot read, which makes libc fall back to clone.
+#include "seccomp.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <linux/seccomp.h>
+#include <mutex>
+#include <seccomp.h>
+#include <stdexcept>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#ifndef CLONE_NEWCGROUP
+#define CLONE_NEWCGROUP 0x02000000
+#endif
+#ifndef PR_SET_VMA
+#define PR_SET_VMA 0x53564d41
+#endif
+
+namespace kg::sandbox::seccomp {
+namespace {
+
+// Flags that would create or enter a namespace: never allowed to clone().
+constexpr uint64_t kNsFlags = CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |
+                              CLONE_NEWUTS | CLONE_NEWCGROUP;
+
+// An owning libseccomp context.
+class Ctx {
+ public:
+  explicit Ctx(uint32_t def_action) : ctx_(seccomp_init(def_action)) {
+    if (!ctx_) throw std::runtime_error("kernelgate sandbox: seccomp_init failed");
+    // Other ABIs of this CPU (i386 via int 0x80, x32) are not in the filter: any syscall made
+    // through them kills the process. libseccomp's x86_64 filter also sends x32 numbers here.
+    check(seccomp_attr_set(ctx_, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS), "attr badarch");
+    // We set no_new_privs ourselves before installing.
+    check(seccomp_attr_set(ctx_, SCMP_FLTATR_CTL_NNP, 0), "attr nnp");
+  }
+  ~Ctx() { seccomp_release(ctx_); }
+  Ctx(const Ctx&) = delete;
+  Ctx& operator=(const Ctx&) = delete;
+  scmp_filter_ctx get() const { return ctx_; }
+
+  static void check(int rc, const std::string& what) {
+    if (rc < 0) throw std::runtime_error("kernelgate sandbox: libseccomp " + what + ": " + std::strerror(-rc));
+  }
+
+  // Unconditional rule by name; names this libseccomp or kernel does not know are skipped.
+  void add(uint32_t action, const char* name) {
+    int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) return;
+    check(seccomp_rule_add(ctx_, action, nr, 0), std::string("rule ") + name);
+  }
+  void add(uint32_t action, const char* name, scmp_arg_cmp cmp) {
+    int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) return;
+    check(seccomp_rule_add(ctx_, action, nr, 1, cmp), std::string("rule ") + name);
+  }
+  void allow(const char* name) { add(SCMP_ACT_ALLOW, name); }
+  void allow_if(const char* name, scmp_arg_cmp cmp) { add(SCMP_ACT_ALLOW, name, cmp); }
+
+  std::vector<sock_filter> export_bpf() const {
+    UniqueFd mem(static_cast<int>(::syscall(SYS_memfd_create, "kg-bpf", MFD_CLOEXEC)));
+    if (!mem) throw_errno("memfd_create");
+    check(seccomp_export_bpf(ctx_, mem.get()), "export_bpf");
+    off_t size = ::lseek(mem.get(), 0, SEEK_END);
+    if (size < 0 || size % sizeof(sock_filter) != 0) throw_errno("lseek bpf");
+    std::vector<sock_filter> out(size / sizeof(sock_filter));
+    if (::pread(mem.get(), out.data(), size, 0) != size) throw_errno("pread bpf");
+    return out;
+  }
+
+ private:
+  scmp_filter_ctx ctx_;
+};
+
+// ---- rule sets --------------------------------------------------------------------------------
+
+// What every dynamically linked program needs to run at all: memory, files it may already reach
+// through the mount view (the mount view and read-only binds are what limits them), time, signals
+// within its own pid namespace, and exit.
+const char* const kBase[] = {
+    // file I/O on paths inside the box and fds it holds
+    "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev", "preadv2", "pwritev2",
+    "open", "openat", "openat2", "creat", "close", "close_range", "lseek", "fcntl", "dup", "dup2", "dup3",
+    "stat", "fstat", "lstat", "newfstatat", "statx", "statfs", "fstatfs", "access", "faccessat", "faccessat2",
+    "readlink", "readlinkat", "getdents", "getdents64", "getcwd", "chdir", "fchdir", "fsync", "fdatasync",
+    "ftruncate", "truncate", "fadvise64", "fallocate", "flock", "pipe", "pipe2", "umask", "sendfile",
+    "copy_file_range", "splice", "tee", "getxattr", "lgetxattr", "fgetxattr", "listxattr", "llistxattr",
+    "flistxattr", "utimensat", "utime", "utimes", "futimesat",
+    // creating and removing files: only the scratch tmpfs and --rw binds are writable
+    "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat", "renameat2", "link", "linkat",
+    "symlink", "symlinkat", "chmod", "fchmod", "fchmodat",
+    // memory
+    "brk", "mmap", "munmap", "mremap", "mprotect", "madvise", "mincore", "msync", "membarrier",
+    // waiting and polling
+    "poll", "ppoll", "select", "pselect6", "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait",
+    "epoll_pwait", "epoll_pwait2", "eventfd", "eventfd2", "futex", "futex_waitv", "nanosleep",
+    "clock_nanosleep", "sched_yield", "pause", "restart_syscall",
+    // time
+    "clock_gettime", "clock_getres", "gettimeofday", "time", "times", "alarm", "setitimer", "getitimer",
+    "timer_create", "timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete", "timerfd_create",
+    "timerfd_settime", "timerfd_gettime",
+    // signals: kill/tgkill reach only processes of the box's own pid namespace
+    "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigsuspend", "rt_sigpending", "rt_sigtimedwait",
+    "rt_sigqueueinfo", "rt_tgsigqueueinfo", "sigaltstack", "signalfd", "signalfd4", "kill", "tgkill", "tkill",
+    // identity and process info (read-only)
+    "getpid", "getppid", "gettid", "getuid", "geteuid", "getgid", "getegid", "getgroups", "getresuid",
+    "getresgid", "getpgrp", "getpgid", "getsid", "setpgid", "uname", "sysinfo", "getrusage", "getrlimit",
+    "getpriority", "getcpu", "sched_getaffinity", "sched_getparam", "sched_getscheduler",
+    "sched_get_priority_max", "sched_get_priority_min", "get_mempolicy",
+    // prlimit64 may only lower limits without CAP_SYS_RESOURCE (dropped), so it cannot escape them
+    "prlimit64", "setrlimit",
+    // thread and libc start-up
+    "arch_prctl", "set_tid_address", "set_robust_list", "rseq", "getrandom",
+    // exit
+    "exit", "exit_group", "wait4", "waitid",
+};
+
+// Tty and fd ioctls libc and toolchains issue (isatty, non-blocking, close-on-exec). Nothing that
+// injects input (TIOCSTI) or reaches a device.
+const unsigned long kIoctls[] = {TCGETS, TIOCGWINSZ, TIOCGPGRP, FIONREAD, FIONBIO, FIOCLEX, FIONCLEX};
+
+void add_ioctls(Ctx& c) {
+  for (unsigned long cmd : kIoctls) c.allow_if("ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffULL, cmd));
+}
+
+void add_prctls(Ctx& c) {
+  // naming threads (libgomp, libtorch, cc1plus), querying dumpability, marking the process
+  // non-dumpable, anonymous mapping names (glibc >= 2.38), and what libseccomp probes in
+  // tighten_runner_filter (PR_GET_SECCOMP, PR_SET_NO_NEW_PRIVS: both can only restrict).
+  for (int op : {PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE, PR_GET_SECCOMP, PR_SET_NO_NEW_PRIVS, PR_GET_NO_NEW_PRIVS,
+                 PR_SET_VMA, PR_GET_TIMERSLACK, PR_CAPBSET_READ, PR_GET_KEEPCAPS, PR_GET_PDEATHSIG})
+    c.allow_if("prctl", SCMP_A0(SCMP_CMP_EQ, static_cast<uint64_t>(op)));
+  // Becoming non-dumpable hides memory from /proc/pid/mem; becoming dumpable again is not needed.
+  c.allow_if("prctl", SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE));
+}
+
+std::vector<sock_filter> build(Profile profile) {
+  Ctx c(SCMP_ACT_NOTIFY);
+  for (const char* name : kBase) c.allow(name);
+  add_ioctls(c);
+  add_prctls(c);
+  // clone3 keeps its flags in memory that BPF cannot inspect: ENOSYS makes glibc fall back to clone.
+  c.add(SCMP_ACT_ERRNO(ENOSYS), "clone3");
+  // execve: toolchain drivers exec their passes; the run profiles exec the runner itself
+  // (tighten_runner_filter removes it before untrusted code runs).
+  c.allow("execve");
+  c.allow("execveat");
+  // sendmsg/recvmsg on the fds the protocol passes; the net namespace has no routes anyway.
+  for (const char* n : {"sendmsg", "recvmsg", "sendto", "recvfrom", "shutdown", "getsockopt", "getsockname",
+                        "getpeername", "sendmmsg", "recvmmsg"})
+    c.allow(n);
+
+  if (profile == Profile::Compile) {
+    // Toolchains fork and exec their passes (gcc -> cc1plus, as, collect2 -> ld; nvcc -> cicc, ptxas,
+    // fatbinary, nvlink, the host compiler). Plain fork/vfork clones only: no namespace flags.
+    c.allow("fork");
+    c.allow("vfork");
+    c.allow_if("clone", SCMP_A0(SCMP_CMP_MASKED_EQ, kNsFlags, 0));
+    // Only local sockets (some build tools use socketpair for job control); no AF_INET, netlink, vsock.
+    c.allow_if("socket", SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+    c.allow_if("socketpair", SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+    c.allow("connect");  // an AF_UNIX socket can only reach this box's own abstract namespace and files
+    c.allow("setsid");   // make-style job control inside the box
+  } else {
+    // Runner start-up: threads only (libtorch's and OpenMP's pools), never a new process.
+    c.allow_if("clone", SCMP_A0(SCMP_CMP_MASKED_EQ, kNsFlags | CLONE_THREAD, CLONE_THREAD));
+    // Thread pools pin themselves to CPUs.
+    c.allow("sched_setaffinity");
+    // Anonymous shared memory for the supervisor protocol and, in CUDA, the driver's IPC.
+    c.allow("memfd_create");
+    // kg-runner installs the tighter second stage itself (seccomp may only add restrictions).
+    c.allow_if("seccomp", SCMP_A0(SCMP_CMP_EQ, SECCOMP_SET_MODE_FILTER));
+    c.allow_if("seccomp", SCMP_A0(SCMP_CMP_EQ, SECCOMP_GET_ACTION_AVAIL));
+    c.allow_if("seccomp", SCMP_A0(SCMP_CMP_EQ, SECCOMP_GET_NOTIF_SIZES));
+    if (profile == Profile::RunCuda) {
+      // The NVIDIA driver talks to /dev/nvidia* through a large, versioned set of ioctls; only the
+      // device nodes of the profile are reachable, and tty ioctls that inject input are not.
+      c.allow_if("ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xff00, 'F' << 8));  // NV_IOCTL_MAGIC 'F'
+      c.allow_if("ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffff0000ULL, 0x30000000ULL));  // nvidia-uvm (UVM_*)
+      c.allow("mlock");      // pinned host buffers
+      c.allow("munlock");
+      c.allow("sched_setscheduler");
+      c.allow("setpriority");
+    }
+  }
+  return c.export_bpf();
+}
+
+}  // namespace
+
+const std::vector<sock_filter>& profile_bpf(Profile profile) {
+  static std::mutex mu;
+  static std::vector<sock_filter> cache[3];
+  static bool built[3] = {false, false, false};
+  int i = static_cast<int>(profile);
+  std::lock_guard<std::mutex> lock(mu);
+  if (!built[i]) {
+    cache[i] = build(profile);
+    built[i] = true;
+  }
+  return cache[i];
+}
+
+int install_with_listener(const std::vector<sock_filter>& bpf) {
+  sock_fprog prog;
+  prog.len = static_cast<unsigned short>(bpf.size());
+  prog.filter = const_cast<sock_filter*>(bpf.data());
+  return static_cast<int>(::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog));
+}
+
+bool receive(int listener, std::string* name, bool let_through) {
+  seccomp_notif req;
+  std::memset(&req, 0, sizeof req);
+  if (::ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) return false;
+  char* resolved = seccomp_syscall_resolve_num_arch(req.data.arch, req.data.nr);
+  if (resolved) {
+    *name = resolved;
+    ::free(resolved);
+  } else {
+    *name = "nr " + std::to_string(req.data.nr);
+  }
+  if (let_through) {
+    seccomp_notif_resp resp;
+    std::memset(&resp, 0, sizeof resp);
+    resp.id = req.id;
+    resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    ::ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+  }
+  return true;
+}
+
+}  // namespace kg::sandbox::seccomp
+
+// ---- second stage, installed by kg-runner inside the box ------------------------------------------
+
+namespace kg::sandbox {
+
+std::string tighten_runner_filter(Profile profile) {
+  if (profile == Profile::Compile) return "tighten_runner_filter: not a run profile";
+  try {
+    // Allow by default: the first stage (still in force underneath) already denies everything
+    // outside the run profile; this stage removes what untrusted code must not do any more.
+    seccomp::Ctx c(SCMP_ACT_ALLOW);
+    auto kill = [&](const char* n) { c.add(SCMP_ACT_KILL_PROCESS, n); };
+    // no exec: the untrusted call must not replace the runner with another program
+    kill("execve");
+    kill("execveat");
+    // no new files: every file the runner needs is open already
+    kill("open");
+    kill("openat");
+    kill("openat2");
+    kill("creat");
+    // no sockets and no new channels: the protocol's fds are already there
+    for (const char* n : {"socket", "socketpair", "connect", "bind", "listen", "accept", "accept4"}) kill(n);
+    // no process creation but threads
+    kill("fork");
+    kill("vfork");
+    c.add(SCMP_ACT_KILL_PROCESS, "clone", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+    // no more filters, no memfds (nothing to exec or share any more) except for the CUDA driver
+    kill("seccomp");
+    if (profile == Profile::RunCpu) kill("memfd_create");
+    // Memory of the runner (reference data it may hold) must not become readable through /proc.
+    if (::prctl(PR_SET_DUMPABLE, 0) != 0) return std::string("prctl(PR_SET_DUMPABLE): ") + std::strerror(errno);
+    // TSYNC: every thread of the runner, including libtorch's pools, gets the filter.
+    seccomp::Ctx::check(seccomp_attr_set(c.get(), SCMP_FLTATR_CTL_TSYNC, 1), "attr tsync");
+    std::vector<sock_filter> bpf = c.export_bpf();
+    sock_fprog prog;
+    prog.len = static_cast<unsigned short>(bpf.size());
+    prog.filter = bpf.data();
+    long rc = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
+    if (rc != 0) {
+      if (rc > 0) return "seccomp(TSYNC): thread " + std::to_string(rc) + " could not be synchronised";
+      return std::string("seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): ") + std::strerror(errno);
+    }
+    return "";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+}  // namespace kg::sandbox

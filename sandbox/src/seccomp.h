@@ -1,0 +1,29 @@
+// seccomp: the syscall filters of the three profiles (built with libseccomp in the supervisor,
+// exported as BPF and installed by the child with a raw syscall), and the supervisor's side of
+// the user-notification listener that names the violating syscall.
+#pragma once
+
+#include <linux/filter.h>
+#include <string>
+#include <vector>
+
+#include "kernelgate/sandbox.h"
+
+namespace kg::sandbox::seccomp {
+
+// The first-stage filter of a profile, as BPF. Built once per profile and cached (thread-safe).
+// Its default action is SECCOMP_RET_USER_NOTIF: the denied syscall blocks, the supervisor reads
+// its number from the listener, records the name and kills the tree. Foreign ABIs (i386, x32)
+// are SECCOMP_RET_KILL_PROCESS. Throws std::runtime_error when libseccomp fails.
+const std::vector<sock_filter>& profile_bpf(Profile profile);
+
+// Child side: no_new_privs must already be set. Installs `bpf` with a new listener; returns the
+// listener fd, or -1 with errno set.
+int install_with_listener(const std::vector<sock_filter>& bpf);
+
+// Supervisor side: reads one notification from the listener. Returns false if none was pending.
+// On success `name` holds the syscall name (or "nr N" if unknown); when `let_through`, the call
+// is allowed to continue (audit mode), otherwise it is left blocked (the caller kills the tree).
+bool receive(int listener, std::string* name, bool let_through);
+
+}  // namespace kg::sandbox::seccomp

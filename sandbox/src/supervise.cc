@@ -1,0 +1,395 @@
+// supervise: starting the box (clone + the supervisor's half of the set-up), then waiting on it:
+// wall clock, whole-tree CPU, output caps, the seccomp listener, and the final Record.
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <mutex>
+#include <poll.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "contain.h"
+#include "fds.h"
+#include "kernelgate/sandbox.h"
+#include "limits.h"
+#include "mounts.h"
+#include "namespaces.h"
+#include "seccomp.h"
+#include "util.h"
+
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+
+namespace kg::sandbox {
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+std::string secs(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", v);
+  return buf;
+}
+}  // namespace
+
+struct Process::Impl {
+  pid_t pid = -1;
+  UniqueFd pidfd;
+  UniqueFd report_r, out_r, err_r, notify_r, listener;
+  std::unique_ptr<cgroup::Cgroup> cg;
+  Limits limits;
+  bool capture = true;
+  bool audit = false;
+  Clock::time_point started;
+  bool reaped = false;
+  Record rec;
+
+  // Why the supervisor killed the tree (first reason wins).
+  std::mutex mu;
+  bool forced = false;
+  Status forced_status = Status::XX;
+  std::string forced_message;
+  std::string violation;             // syscall name from the listener
+  std::vector<std::string> audited;  // audit mode: what would have been denied
+  uint64_t output_bytes = 0;
+  std::string stdout_text, stderr_text;
+  // Reports from the child.
+  bool have_payload_status = false;
+  int payload_status = 0;
+  std::string setup_error;
+  std::string report_buf;
+
+  void signal_tree() {
+    if (pidfd) ::syscall(SYS_pidfd_send_signal, pidfd.get(), SIGKILL, nullptr, 0);
+    else if (pid > 0 && !reaped) ::kill(pid, SIGKILL);
+    if (cg) cg->kill_all();
+  }
+  void force(Status s, const std::string& msg) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!forced) {
+        forced = true;
+        forced_status = s;
+        forced_message = msg;
+      }
+    }
+    signal_tree();
+  }
+
+  void read_reports() {
+    char buf[4096];
+    while (true) {
+      ssize_t n = ::read(report_r.get(), buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      report_buf.append(buf, static_cast<size_t>(n));
+    }
+    while (report_buf.size() >= sizeof(Report)) {
+      Report r;
+      std::memcpy(&r, report_buf.data(), sizeof r);
+      report_buf.erase(0, sizeof r);
+      if (r.magic != Report().magic) {
+        if (setup_error.empty()) setup_error = "garbled report from the sandbox child";
+        continue;
+      }
+      r.what[sizeof r.what - 1] = 0;
+      if (r.kind == ReportKind::PayloadStatus) {
+        have_payload_status = true;
+        payload_status = r.value;
+      } else if (setup_error.empty()) {
+        setup_error = std::string(r.what) + ": " + std::strerror(r.err);
+      }
+    }
+  }
+
+  // Returns false at EOF.
+  bool read_output(UniqueFd& fd, bool is_err) {
+    char buf[65536];
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+    if (n <= 0) {
+      fd.reset();
+      return false;
+    }
+    uint64_t room = output_bytes < limits.max_output_bytes ? limits.max_output_bytes - output_bytes : 0;
+    size_t keep = static_cast<size_t>(std::min<uint64_t>(room, static_cast<uint64_t>(n)));
+    output_bytes += static_cast<uint64_t>(n);
+    if (keep > 0) {
+      if (capture) {
+        (is_err ? stderr_text : stdout_text).append(buf, keep);
+      } else {
+        size_t off = 0;
+        while (off < keep) {
+          ssize_t w = ::write(is_err ? 2 : 1, buf + off, keep - off);
+          if (w < 0 && errno == EINTR) continue;
+          if (w <= 0) break;
+          off += static_cast<size_t>(w);
+        }
+      }
+    }
+    if (output_bytes > limits.max_output_bytes)
+      force(Status::OL, "output limit of " + std::to_string(limits.max_output_bytes) + " bytes exceeded");
+    return true;
+  }
+
+  void on_listener() {
+    std::string name;
+    while (seccomp::receive(listener.get(), &name, audit)) {
+      if (audit) {
+        if (std::find(audited.begin(), audited.end(), name) == audited.end()) audited.push_back(name);
+        continue;
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (violation.empty()) violation = name;
+      }
+      force(Status::SV, "syscall " + name + " is not allowed in this profile");
+      return;
+    }
+  }
+
+  void loop() {
+    const auto deadline = started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.wall_s));
+    bool init_gone = false;
+    while (!init_gone) {
+      pollfd p[6];
+      int n = 0;
+      int i_pid = -1, i_rep = -1, i_out = -1, i_err = -1, i_not = -1, i_lis = -1;
+      p[n] = {pidfd.get(), POLLIN, 0}; i_pid = n++;
+      if (report_r) { p[n] = {report_r.get(), POLLIN, 0}; i_rep = n++; }
+      if (out_r) { p[n] = {out_r.get(), POLLIN, 0}; i_out = n++; }
+      if (err_r) { p[n] = {err_r.get(), POLLIN, 0}; i_err = n++; }
+      if (notify_r) { p[n] = {notify_r.get(), POLLIN, 0}; i_not = n++; }
+      if (listener) { p[n] = {listener.get(), POLLIN, 0}; i_lis = n++; }
+
+      auto now = Clock::now();
+      if (now >= deadline) {
+        force(Status::TO, "wall time limit of " + secs(limits.wall_s) + " exceeded");
+      }
+      long ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1;
+      if (cg && cg->cpu_seconds() >= 0) ms = std::min<long>(ms, 100);  // tree CPU is sampled
+      if (forced) ms = std::min<long>(ms, 100);
+      int rc = ::poll(p, static_cast<nfds_t>(n), static_cast<int>(std::max<long>(ms, 0)));
+      if (rc < 0 && errno != EINTR) throw_errno("poll");
+
+      if (i_lis >= 0 && (p[i_lis].revents & POLLIN)) on_listener();
+      if (i_lis >= 0 && (p[i_lis].revents & (POLLHUP | POLLERR)) && !(p[i_lis].revents & POLLIN)) listener.reset();
+      if (i_not >= 0 && (p[i_not].revents & (POLLIN | POLLHUP))) {
+        int fd = fds::recv_fd(notify_r.get());
+        if (fd >= 0) listener.reset(fd);
+        notify_r.reset();  // one listener per box
+      }
+      if (i_rep >= 0 && (p[i_rep].revents & (POLLIN | POLLHUP))) {
+        read_reports();
+        if (p[i_rep].revents & POLLHUP && !(p[i_rep].revents & POLLIN)) report_r.reset();
+      }
+      if (i_out >= 0 && (p[i_out].revents & (POLLIN | POLLHUP))) read_output(out_r, false);
+      if (i_err >= 0 && (p[i_err].revents & (POLLIN | POLLHUP))) read_output(err_r, true);
+      if (cg) {
+        double cpu = cg->cpu_seconds();
+        if (cpu > limits.cpu_s) force(Status::TO, "CPU time limit of " + secs(limits.cpu_s) + " exceeded");
+      }
+      if (p[i_pid].revents & POLLIN) init_gone = true;
+    }
+  }
+
+  void reap_and_finish() {
+    int status = 0;
+    rusage ru{};
+    pid_t w;
+    do w = ::wait4(pid, &status, __WALL, &ru); while (w < 0 && errno == EINTR);
+    reaped = true;
+    // Everything in the box is dead now: collect what is left in the pipes.
+    if (report_r) read_reports();
+    while (out_r && read_output(out_r, false)) {}
+    while (err_r && read_output(err_r, true)) {}
+    if (listener) on_listener();
+
+    Record& r = rec;
+    r.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
+    r.cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    r.max_rss_kb = ru.ru_maxrss;
+    bool oom = false;
+    if (cg) {
+      double c = cg->cpu_seconds();
+      if (c > r.cpu_s) r.cpu_s = c;
+      oom = cg->oom_killed();
+    }
+    r.stdout_text = std::move(stdout_text);
+    r.stderr_text = std::move(stderr_text);
+    r.syscall = violation;
+
+    std::lock_guard<std::mutex> lock(mu);
+    if (audit && !audited.empty()) {
+      std::string list;
+      for (const auto& a : audited) list += (list.empty() ? "" : ",") + a;
+      r.message = "audit: outside the profile: " + list;
+    }
+    if (have_payload_status) {
+      if (WIFEXITED(payload_status)) r.exit_code = WEXITSTATUS(payload_status);
+      if (WIFSIGNALED(payload_status)) r.signal = WTERMSIG(payload_status);
+    } else if (WIFSIGNALED(status)) {
+      r.signal = WTERMSIG(status);
+    }
+    auto set = [&](Status s, const std::string& msg) {
+      r.status = s;
+      if (!msg.empty()) r.message = r.message.empty() ? msg : msg + "; " + r.message;
+    };
+    if (forced) {
+      set(forced_status, forced_message);
+    } else if (!setup_error.empty()) {
+      set(Status::XX, "sandbox set-up failed: " + setup_error);
+    } else if (oom) {
+      set(Status::ML, "memory limit of " + std::to_string(limits.memory_mb) + " MB exceeded (OOM kill)");
+    } else if (r.cpu_s > limits.cpu_s || (have_payload_status && r.signal == SIGXCPU)) {
+      set(Status::TO, "CPU time limit of " + secs(limits.cpu_s) + " exceeded");
+    } else if (!have_payload_status) {
+      set(Status::XX, "sandbox init ended without a payload status (wait status " + std::to_string(status) + ")");
+    } else if (WIFEXITED(payload_status)) {
+      if (r.exit_code == 0) set(Status::OK, "");
+      else set(Status::RE, "exited with code " + std::to_string(r.exit_code));
+    } else if (r.signal == SIGSYS) {
+      // A KILL_PROCESS action: a foreign ABI (i386, x32) or the runner's second-stage filter.
+      set(Status::SV, "killed by seccomp (SIGSYS): foreign syscall ABI or the runner's tightened filter");
+    } else if (r.signal == SIGXFSZ) {
+      set(Status::OL, "file size limit of " + std::to_string(limits.max_file_mb) + " MB exceeded");
+    } else {
+      set(Status::SG, std::string("killed by signal ") + std::to_string(r.signal) + " (" + strsignal(r.signal) + ")");
+    }
+  }
+
+  ~Impl() {
+    if (pid > 0 && !reaped) {
+      signal_tree();
+      int status;
+      while (::waitpid(pid, &status, __WALL) < 0 && errno == EINTR) {}
+    }
+  }
+};
+
+Process::Process(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Process::~Process() = default;
+pid_t Process::pid() const { return impl_->pid; }
+
+Record Process::wait() {
+  if (!impl_->reaped) {
+    impl_->loop();
+    impl_->reap_and_finish();
+    impl_->cg.reset();  // remove the cgroup now that the tree is gone
+  }
+  return impl_->rec;
+}
+
+void Process::kill(const std::string& reason) { impl_->force(Status::SG, "killed by the supervisor: " + reason); }
+
+namespace {
+
+struct Pipe {
+  UniqueFd r, w;
+  explicit Pipe(const char* what) {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) throw_errno(std::string("pipe2 ") + what);
+    r.reset(p[0]);
+    w.reset(p[1]);
+  }
+};
+
+struct SocketPair {
+  UniqueFd a, b;
+  SocketPair(int type, const char* what) {
+    int s[2];
+    if (::socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, s) != 0) throw_errno(std::string("socketpair ") + what);
+    a.reset(s[0]);
+    b.reset(s[1]);
+  }
+};
+
+void check_spec(const Spec& spec) {
+  if (spec.argv.empty()) throw std::runtime_error("kernelgate sandbox: empty argv");
+  if (spec.argv[0].empty() || spec.argv[0][0] != '/')
+    throw std::runtime_error("kernelgate sandbox: argv[0] must be an absolute path inside the box: " + spec.argv[0]);
+  if (spec.limits.wall_s <= 0 || spec.limits.cpu_s <= 0) throw std::runtime_error("kernelgate sandbox: time limits must be > 0");
+  for (int fd : spec.pass_fds)
+    if (::fcntl(fd, F_GETFD) < 0) throw_errno("pass_fds: fd " + std::to_string(fd));
+}
+
+}  // namespace
+
+std::unique_ptr<Process> start(const Spec& spec) {
+  check_spec(spec);
+  auto impl = std::make_unique<Process::Impl>();
+  impl->limits = spec.limits;
+  impl->capture = spec.capture_output;
+  impl->audit = spec.audit_syscalls;
+
+  impl->cg = cgroup::Cgroup::create(spec.limits);
+  bool mem_cg = impl->cg && impl->cg->limits_memory();
+  bool pids_cg = impl->cg && impl->cg->limits_pids();
+
+  contain::ChildPlan plan;
+  plan.mounts = mounts::plan(spec, mounts::staging_dir());
+  plan.rlimits = limits::plan(spec, mem_cg, pids_cg);
+  plan.bpf = &seccomp::profile_bpf(spec.profile);
+  plan.argv_store = spec.argv;
+  plan.env_store = spec.env;
+  for (auto& a : plan.argv_store) plan.argv.push_back(a.data());
+  plan.argv.push_back(nullptr);
+  for (auto& e : plan.env_store) plan.envp.push_back(e.data());
+  plan.envp.push_back(nullptr);
+  plan.pass_fds = spec.pass_fds;
+
+  SocketPair sync(SOCK_STREAM, "sync");
+  SocketPair notify(SOCK_SEQPACKET, "notify");
+  Pipe report("report"), out("stdout"), err("stderr");
+  plan.sync_fd = sync.b.get();
+  plan.report_fd = report.w.get();
+  plan.notify_fd = notify.b.get();
+  plan.stdout_fd = out.w.get();
+  plan.stderr_fd = err.w.get();
+
+  bool user_ns = namespaces::need_user_ns();
+  int pidfd = -1;
+  unsigned long flags = namespaces::clone_flags(user_ns) | CLONE_PIDFD | SIGCHLD;
+  impl->started = Clock::now();
+  long pid = ::syscall(SYS_clone, flags, nullptr, &pidfd, nullptr, 0);
+  if (pid < 0) throw_errno("clone(namespaces)");
+  if (pid == 0) contain::init_main(plan);  // never returns
+
+  impl->pid = static_cast<pid_t>(pid);
+  impl->pidfd.reset(pidfd);
+  impl->report_r = std::move(report.r);
+  impl->out_r = std::move(out.r);
+  impl->err_r = std::move(err.r);
+  impl->notify_r = std::move(notify.a);
+  // The child's ends now live only in the child.
+  sync.b.reset();
+  notify.b.reset();
+  report.w.reset();
+  out.w.reset();
+  err.w.reset();
+
+  // Our half of the set-up; if it fails, ~Impl kills and reaps the child.
+  if (user_ns) namespaces::write_id_maps(impl->pid, ::geteuid(), ::getegid());
+  if (impl->cg) impl->cg->attach(impl->pid);
+  char go = 'G';
+  if (::send(sync.a.get(), &go, 1, MSG_NOSIGNAL) != 1) throw_errno("send go to sandbox init");
+  for (int fd : {impl->out_r.get(), impl->err_r.get(), impl->report_r.get()})
+    ::fcntl(fd, F_SETFL, O_NONBLOCK);
+  return std::unique_ptr<Process>(new Process(std::move(impl)));
+}
+
+Record run(const Spec& spec) { return start(spec)->wait(); }
+
+}  // namespace kg::sandbox
