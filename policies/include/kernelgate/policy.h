@@ -61,6 +61,13 @@ struct Policy {
   std::string to_toml() const;
 };
 
+// Equality of settings: every field except `source` (where the settings were read from is not a
+// setting). parse(p.to_toml(), any) == p for every parsed p.
+bool operator==(const Tolerance& a, const Tolerance& b);
+bool operator!=(const Tolerance& a, const Tolerance& b);
+bool operator==(const Policy& a, const Policy& b);
+bool operator!=(const Policy& a, const Policy& b);
+
 struct PolicyError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -76,5 +83,15 @@ Policy parse(const std::string& text, const std::string& source);
 
 // Rule ids this build knows (THREATS.md section B), for validating profiles.
 const std::vector<std::string>& known_rules();
+
+// The profile `load("")` and `kernelgate policy show` use when none is named.
+inline constexpr const char* kDefaultProfile = "competition";
+// Short names of the floating dtypes a profile may set tolerances for (f16, bf16, f32, f64, c32,
+// c64, c128). Integer and bool dtypes (i8..i64, u8..u64, b8) are compared exactly.
+const std::vector<std::string>& float_dtypes();
+// PyTorch's torch.testing defaults for a float dtype; {0, 0} (exact) for any other name.
+Tolerance builtin_tolerance(const std::string& dtype);
+// Library names `[libraries] allowed` accepts (cublas, cudnn, ...), for validating profiles.
+const std::vector<std::string>& known_libraries();
 
 }  // namespace kg::policy

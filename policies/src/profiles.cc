@@ -1,0 +1,118 @@
+// Finding profiles: the shipped directory, the names in it, and reading a profile by name or
+// path (with its `base` chain).
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "policy_internal.h"
+
+#ifndef KG_POLICY_DIR
+#error "KG_POLICY_DIR must be defined by the build (policies/CMakeLists.txt)"
+#endif
+
+namespace kg::policy {
+namespace {
+
+bool looks_like_path(const std::string& s) {
+  return s.find('/') != std::string::npos ||
+         (s.size() > 5 && s.compare(s.size() - 5, 5, ".toml") == 0);
+}
+
+std::string dirname(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return "";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// One spelling per file, so a `base` cycle is recognised however the path was written.
+std::string canonical(const std::string& path) {
+  char* r = ::realpath(path.c_str(), nullptr);
+  if (!r) return path;
+  std::string s = r;
+  std::free(r);
+  return s;
+}
+
+std::string read_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw PolicyError(path + ": cannot read policy file: " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw PolicyError(path + ": cannot read policy file: is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw PolicyError(path + ": cannot read policy file: " + std::strerror(errno));
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (in.bad()) throw PolicyError(path + ": cannot read policy file: read error");
+  return s.str();
+}
+
+}  // namespace
+
+std::string profile_dir() {
+  const char* env = std::getenv("KERNELGATE_POLICY_DIR");
+  if (env && *env) return env;
+  return KG_POLICY_DIR;
+}
+
+std::vector<std::string> profile_names() {
+  std::vector<std::string> names;
+  const std::string dir = profile_dir();
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return names;
+  while (dirent* e = ::readdir(d)) {
+    std::string f = e->d_name;
+    if (f.size() > 5 && f.compare(f.size() - 5, 5, ".toml") == 0 && f[0] != '.') names.push_back(f.substr(0, f.size() - 5));
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Policy load(const std::string& name_or_file) {
+  std::vector<std::string> chain;
+  return detail::load(name_or_file, "", chain);
+}
+
+namespace detail {
+
+Policy load(const std::string& name_or_file, const std::string& relative_to, std::vector<std::string>& chain) {
+  std::string path;
+  const std::string what = name_or_file.empty() ? std::string(kDefaultProfile) : name_or_file;
+  if (looks_like_path(what)) {
+    // A relative path in a `base` key is relative to the file that names it.
+    path = (what[0] == '/' || relative_to.empty() || dirname(relative_to).empty())
+               ? what
+               : dirname(relative_to) + "/" + what;
+  } else {
+    path = profile_dir() + "/" + what + ".toml";
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+      const auto names = profile_names();
+      std::string list;
+      for (size_t i = 0; i < names.size(); ++i) list += (i ? ", " : "") + names[i];
+      throw PolicyError("no policy profile named \"" + what + "\" in " + profile_dir() +
+                        (list.empty() ? " (the directory has no profiles)" : "; profiles: " + list) +
+                        "; a file path must contain '/' or end in .toml");
+    }
+  }
+  const std::string id = canonical(path);
+  if (std::find(chain.begin(), chain.end(), id) != chain.end()) {
+    std::string cycle;
+    for (const auto& c : chain) cycle += c + " -> ";
+    throw PolicyError(path + ": `base` cycle: " + cycle + id);
+  }
+  if (chain.size() >= 16) throw PolicyError(path + ": `base` chain deeper than 16 files");
+  const std::string text = read_file(path);
+  chain.push_back(id);
+  Policy p = detail::parse(text, path, chain);
+  chain.pop_back();
+  return p;
+}
+
+}  // namespace detail
+}  // namespace kg::policy
