@@ -40,6 +40,10 @@ std::string suggestion(std::string_view got, const std::vector<std::string>& can
     if (d < best_d) best_d = d, best = &c;
   }
   if (best && best_d <= std::max<size_t>(2, best->size() / 3)) return " (did you mean '" + *best + "'?)";
+  // A shortened name: "fallback" for "fallback_to_torch".
+  if (got.size() >= 3)
+    for (const auto& c : candidates)
+      if (c.compare(0, got.size(), got) == 0) return " (did you mean '" + c + "'?)";
   return "";
 }
 

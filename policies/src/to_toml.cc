@@ -2,6 +2,7 @@
 // Written by hand rather than with toml++'s formatter so that the output keeps the schema's
 // order, carries a comment per section, and prints every number in its shortest form that
 // reads back to the same double (parse(to_toml()) == the original, bit for bit).
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -17,8 +18,20 @@ std::string number(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest round-trip form
+  // Shortest form that reads back to the same double; small and huge values in scientific
+  // notation with a bare exponent ("1e-5", not "1e-05" or "0.00001"), as a person writes them.
+  const double mag = std::fabs(v);
+  const bool sci = v != 0 && (mag < 1e-2 || mag >= 1e7);
+  auto r = sci ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific)
+               : std::to_chars(buf, buf + sizeof buf, v);
   std::string s(buf, r.ptr);
+  if (size_t e = s.find('e'); e != std::string::npos) {
+    std::string mant = s.substr(0, e), exp = s.substr(e + 1);
+    const bool neg = exp[0] == '-';
+    if (exp[0] == '-' || exp[0] == '+') exp.erase(0, 1);
+    exp.erase(0, std::min(exp.find_first_not_of('0'), exp.size() - 1));
+    s = mant + "e" + (neg ? "-" : "") + exp;
+  }
   // TOML tells floats from integers by '.', 'e' or 'E'; "60" would read back as an integer.
   if (s.find_first_of(".eE") == std::string::npos) s += ".0";
   return s;
@@ -81,7 +94,11 @@ std::string Policy::to_toml() const {
   if (!op_tolerances.empty()) o << "\n# per-op overrides: op overload -> dtype -> tolerance\n";
   for (const auto& [op, per_dtype] : op_tolerances) {
     o << "[op." << key(op) << "]\n";
-    for (const auto& [d, t] : per_dtype) o << key(d) << " = " << tolerance(t) << "\n";
+    for (const auto& d : float_dtypes())
+      if (auto t = per_dtype.find(d); t != per_dtype.end()) o << key(d) << " = " << tolerance(t->second) << "\n";
+    for (const auto& [d, t] : per_dtype)
+      if (std::find(float_dtypes().begin(), float_dtypes().end(), d) == float_dtypes().end())
+        o << key(d) << " = " << tolerance(t) << "\n";
   }
 
   o << "\n# rule id -> \"reject\" | \"flag\" | \"off\"\n[rules]\n";

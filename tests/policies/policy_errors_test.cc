@@ -90,6 +90,11 @@ TEST(PolicyErrors, UnknownRuleId) {
                       "key 'rules.trival_output'", "unknown rule id", "did you mean 'trivial_output'?");
 }
 
+TEST(PolicyErrors, ShortenedRuleIdIsSuggested) {
+  EXPECT_POLICY_ERROR("[rules]\nfallback = \"off\"\n", "bad.toml:2:1:", "key 'rules.fallback'",
+                      "did you mean 'fallback_to_torch'?");
+}
+
 TEST(PolicyErrors, UnknownAction) {
   EXPECT_POLICY_ERROR("[rules]\nasync_escape = \"warn\"\n", "bad.toml:2:16:", "key 'rules.async_escape'",
                       "unknown action \"warn\"", "\"reject\", \"flag\" or \"off\"");
