@@ -107,7 +107,17 @@ Policy load(const std::string& name_or_file, const std::string& relative_to, std
     throw PolicyError(path + ": `base` cycle: " + cycle + id);
   }
   if (chain.size() >= 16) throw PolicyError(path + ": `base` chain deeper than 16 files");
-  const std::string text = read_file(path);
+  std::string text;
+  try {
+    text = read_file(path);
+  } catch (const PolicyError& e) {
+    // "competition.toml" is read as a path; say so when a shipped profile has that name.
+    const std::string s = detail::stem(what);
+    const auto names = profile_names();
+    if (s != what && std::find(names.begin(), names.end(), s) != names.end())
+      throw PolicyError(std::string(e.what()) + " (for the shipped profile, write \"" + s + "\")");
+    throw;
+  }
   chain.push_back(id);
   Policy p = detail::parse(text, path, chain);
   chain.pop_back();

@@ -15,6 +15,12 @@ TEST(PolicyErrors, TomlSyntaxErrorInHeader) {
   EXPECT_POLICY_ERROR("[rules\nfallback_to_torch = \"reject\"\n", "bad.toml:1:", "TOML syntax error");
 }
 
+TEST(PolicyErrors, HeaderWithoutKeyIsASyntaxError) {
+  // toml++ 3.3 asserts on this in debug builds unless parse.cc disarms it; must be a clean error.
+  EXPECT_POLICY_ERROR("[=x]\n", "bad.toml:1:2:", "TOML syntax error");
+  EXPECT_POLICY_ERROR("name = \"x\"\n[ = 1.3e-6 }  tolerance]\n", "bad.toml:2:", "TOML syntax error");
+}
+
 TEST(PolicyErrors, DuplicateKeyIsASyntaxError) {
   EXPECT_POLICY_ERROR("[trials]\ncorrectness = 1\ncorrectness = 2\n", "bad.toml:3:", "trials.correctness");
 }

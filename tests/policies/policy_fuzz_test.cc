@@ -24,7 +24,8 @@ TEST(PolicyFuzz, MutatedProfilesFailCleanly) {
   const std::string alphabet(kAlphabet, sizeof kAlphabet - 1);  // keeps the NUL byte
   std::mt19937 gen(7);
   int parsed = 0, rejected = 0;
-  for (int i = 0; i < 3000; ++i) {
+  const int iterations = std::getenv("KG_POLICY_FUZZ_ITERATIONS") ? std::atoi(std::getenv("KG_POLICY_FUZZ_ITERATIONS")) : 3000;
+  for (int i = 0; i < iterations; ++i) {
     std::string s = seeds[i % seeds.size()];
     const int edits = 1 + gen() % 4;
     for (int e = 0; e < edits && !s.empty(); ++e) {

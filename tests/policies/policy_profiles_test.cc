@@ -128,6 +128,16 @@ TEST(PolicyProfiles, MissingFileIsNamed) {
   }
 }
 
+TEST(PolicyProfiles, ProfileNameWrittenAsFileGetsAHint) {
+  PolicyDirOverride dir(KG_TEST_SHIPPED_DIR);
+  try {
+    load("rl-reward.toml");  // a path relative to the working directory, not the profile
+    FAIL();
+  } catch (const PolicyError& e) {
+    EXPECT_NE(std::string(e.what()).find("write \"rl-reward\""), std::string::npos) << e.what();
+  }
+}
+
 TEST(PolicyProfiles, EnvironmentOverridesProfileDir) {
   TempDir t;
   t.write("custom.toml", "description = \"mine\"\n[trials]\ncorrectness = 7\n");
