@@ -58,13 +58,20 @@ const std::vector<std::string>& known_libraries() {
 }
 
 namespace {
-// "aten::sum.dim_IntList" and "aten.sum.dim_IntList" name the same overload as "sum.dim_IntList".
+// The spelling profiles use: "sum.dim_IntList". "aten::sum.dim_IntList" and
+// "aten.sum.dim_IntList" name the same overload; the dispatcher writes the default overload
+// without a suffix ("aten::mm"), which trace files and profiles write "mm.default".
 std::string op_key(const std::string& op) {
+  std::string k = op;
   for (const char* prefix : {"aten::", "aten."}) {
     const std::string p = prefix;
-    if (op.compare(0, p.size(), p) == 0) return op.substr(p.size());
+    if (k.compare(0, p.size(), p) == 0) {
+      k = k.substr(p.size());
+      break;
+    }
   }
-  return op;
+  if (!k.empty() && k.find('.') == std::string::npos) k += ".default";
+  return k;
 }
 }  // namespace
 

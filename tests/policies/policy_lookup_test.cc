@@ -42,6 +42,11 @@ TEST(PolicyLookup, OpNamesWithNamespaceFindTheOverride) {
   p.op_tolerances["sum.dim_IntList"]["f32"] = {1e-3, 1e-4};
   EXPECT_EQ(p.tolerance_for("aten::sum.dim_IntList", "f32"), (Tolerance{1e-3, 1e-4}));
   EXPECT_EQ(p.tolerance_for("aten.sum.dim_IntList", "f32"), (Tolerance{1e-3, 1e-4}));
+  // The dispatcher's spelling of a default overload.
+  p.op_tolerances["mm.default"]["f32"] = {2e-3, 2e-4};
+  EXPECT_EQ(p.tolerance_for("aten::mm", "f32"), (Tolerance{2e-3, 2e-4}));
+  EXPECT_EQ(p.tolerance_for("mm", "f32"), (Tolerance{2e-3, 2e-4}));
+  EXPECT_EQ(p.tolerance_for("aten::mm.out", "f32"), builtin_tolerance("f32"));
 }
 
 TEST(PolicyLookup, ParsedPrecedence) {

@@ -53,7 +53,9 @@ struct Policy {
   double run_memory_mb = 8192;
 
   // Tolerance for `op` on dtype `dtype` (short name): op override, then dtype default,
-  // then a built-in default no looser than PyTorch's testing defaults.
+  // then a built-in default no looser than PyTorch's testing defaults. `op` is the overload as
+  // profiles write it ("mm.default"); "aten::mm.default", "aten.mm.default" and the dispatcher's
+  // "aten::mm" (default overload) find the same entry. Unknown dtypes are compared exactly.
   Tolerance tolerance_for(const std::string& op, const std::string& dtype) const;
   Action action_for(const std::string& rule) const;
 
