@@ -77,7 +77,8 @@ std::string Policy::to_toml() const {
   o << "# kernelgate policy " << quoted(name) << ": effective settings";
   if (!source.empty()) o << ", read from " << source;
   o << "\n# Schema and meaning of every key: docs/policies.md\n\n";
-  o << "name = " << quoted(name) << "\n";
+  // An unnamed Policy (built in code) leaves the key out: the reader names it after its source.
+  if (!name.empty()) o << "name = " << quoted(name) << "\n";
   o << "description = " << quoted(description) << "\n";
 
   // Every float dtype, listed or not, so the reader sees what each one is judged with.
