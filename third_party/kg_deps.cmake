@@ -62,3 +62,6 @@ endif()
 if(KG_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()
+
+# nlohmann/json (header-only) for results.json: Debian's nlohmann-json3-dev, or -Dnlohmann_json_DIR.
+find_package(nlohmann_json 3 REQUIRED)

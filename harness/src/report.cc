@@ -1,0 +1,168 @@
+// results.json and the terminal table.
+#include "kernelgate/harness.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace kg::harness {
+namespace {
+
+using nlohmann::json;
+
+json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json traits_json(unsigned traits) {
+  json a = json::array();
+  std::string names = trait_names(traits);
+  std::istringstream in(names);
+  std::string t;
+  while (std::getline(in, t, ','))
+    if (!t.empty()) a.push_back(t);
+  return a;
+}
+
+json failure_json(const Failure& f) {
+  json ev = json::object();
+  if (!f.sample.empty()) ev["sample"] = f.sample;
+  if (!f.label.empty()) ev["label"] = f.label;
+  if (!f.family.empty()) ev["values"] = f.family;
+  ev["input_traits"] = traits_json(f.traits);
+  ev["message"] = f.message;
+  if (f.mismatch) {
+    const Mismatch& m = *f.mismatch;
+    ev["where"] = m.where;
+    ev["mismatches"] = m.mismatches;
+    ev["numel"] = m.numel;
+    ev["mismatch_fraction"] = m.numel ? static_cast<double>(m.mismatches) / static_cast<double>(m.numel) : 0.0;
+    ev["max_abs_err"] = finite_or_null(m.max_abs_err);
+    ev["max_rel_err"] = finite_or_null(m.max_rel_err);
+    ev["max_ulp"] = finite_or_null(m.max_ulp);
+    if (!m.first_index.empty() || m.mismatches > 0) {
+      ev["first_mismatch"] = {{"index", m.first_index},
+                              {"expected", std::isfinite(m.expected) ? json(m.expected) : json(std::to_string(m.expected))},
+                              {"actual", std::isfinite(m.actual) ? json(m.actual) : json(std::to_string(m.actual))}};
+    }
+  }
+  return {{"category", f.category}, {"evidence", ev}};
+}
+
+double geomean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double s = 0;
+  for (double x : v) s += std::log(x);
+  return std::exp(s / static_cast<double>(v.size()));
+}
+
+}  // namespace
+
+std::string report_json(const Report& rep) {
+  json ops = json::array();
+  int passed_ops = 0, failed = 0, rejected = 0, errors = 0, tests = 0, tests_passed = 0;
+  std::vector<double> speedups;
+  for (const auto& r : rep.ops) {
+    json o;
+    o["op"] = r.op;
+    o["kind"] = r.kind;
+    o["verdict"] = r.verdict;
+    o["tests"] = {{"total", r.total}, {"passed", r.passed}, {"skipped", r.skipped.size()}};
+    json sk = json::array();
+    for (const auto& [sample, why] : r.skipped) sk.push_back({{"sample", sample}, {"reason", why}});
+    o["skipped"] = sk;
+    json fs = json::array();
+    for (const auto& f : r.failures) fs.push_back(failure_json(f));
+    o["failures"] = fs;
+    json vs = json::array();
+    for (const auto& v : r.violations) vs.push_back({{"rule", v.rule}, {"evidence", v.evidence}});
+    o["violations"] = vs;
+    o["speedup"] = r.speedup ? finite_or_null(*r.speedup) : json(nullptr);
+    if (r.timing)
+      o["timing"] = {{"candidate_median_s", r.timing->candidate_median_s},
+                     {"eager_median_s", r.timing->eager_median_s},
+                     {"reps", r.timing->reps},
+                     {"sample", r.timing->sample}};
+    else
+      o["timing"] = nullptr;
+    o["failure_traits"] = r.failure_traits;
+    o["build_seconds"] = r.build_s;
+    o["eval_seconds"] = r.eval_s;
+    if (!r.error.empty()) o["error"] = r.error;
+    if (!r.build_log.empty() && r.verdict != "pass") o["build_log"] = r.build_log;
+    ops.push_back(o);
+    tests += r.total;
+    tests_passed += r.passed;
+    if (r.verdict == "pass") passed_ops++;
+    else if (r.verdict == "fail") failed++;
+    else if (r.verdict == "rejected") rejected++;
+    else errors++;
+    if (r.verdict == "pass" && r.speedup && *r.speedup > 0 && std::isfinite(*r.speedup)) speedups.push_back(*r.speedup);
+  }
+  json problems = json::array();
+  for (const auto& [folder, why] : rep.problems) problems.push_back({{"folder", folder}, {"problem", why}});
+  json summary = {{"ops", rep.ops.size()},
+                  {"passed", passed_ops},
+                  {"failed", failed},
+                  {"rejected", rejected},
+                  {"errors", errors},
+                  {"tests_total", tests},
+                  {"tests_passed", tests_passed},
+                  {"fraction_ops_correct", rep.ops.empty() ? 0.0 : static_cast<double>(passed_ops) / static_cast<double>(rep.ops.size())},
+                  {"geomean_speedup_correct_ops", speedups.empty() ? json(nullptr) : json(geomean(speedups))},
+                  {"wall_seconds", rep.wall_s}};
+  json doc = {{"kernelgate_version", rep.version},
+              {"torch_version", rep.torch_version},
+              {"device", rep.device},
+              {"suite", rep.suite},
+              {"policy", rep.policy},
+              {"submission", rep.submission},
+              {"seed", rep.seed},
+              {"summary", summary},
+              {"problems", problems},
+              {"ops", ops}};
+  return doc.dump(2) + "\n";
+}
+
+std::string report_table(const Report& rep) {
+  std::ostringstream o;
+  o << std::left << std::setw(22) << "op" << std::setw(6) << "kind" << std::setw(10) << "verdict" << std::setw(9) << "tests"
+    << std::setw(10) << "speedup" << "failures\n";
+  for (const auto& r : rep.ops) {
+    std::map<std::string, int> cats;
+    for (const auto& f : r.failures) cats[f.category]++;
+    std::string fails;
+    for (const auto& [c, n] : cats) fails += (fails.empty() ? "" : ", ") + c + " x" + std::to_string(n);
+    if (!r.failure_traits.empty()) {
+      std::string tr;
+      for (const auto& [t, n] : r.failure_traits) tr += (tr.empty() ? "" : ", ") + t + " " + std::to_string(n);
+      fails += " [" + tr + "]";
+    }
+    for (const auto& v : r.violations) fails += (fails.empty() ? "" : "; ") + std::string("violation ") + v.rule;
+    if (!r.error.empty()) fails = r.error.substr(0, 100);
+    std::ostringstream sp;
+    if (r.speedup) sp << std::fixed << std::setprecision(2) << *r.speedup << "x";
+    else sp << "-";
+    o << std::setw(22) << r.op << std::setw(6) << (r.kind.empty() ? "-" : r.kind) << std::setw(10) << r.verdict << std::setw(9)
+      << (std::to_string(r.passed) + "/" + std::to_string(r.total)) << std::setw(10) << sp.str() << fails << "\n";
+  }
+  // The first failure of each failing op, with its evidence in one line.
+  for (const auto& r : rep.ops) {
+    if (r.failures.empty()) continue;
+    const Failure& f = r.failures.front();
+    o << "\n" << r.op << ": " << f.category;
+    if (!f.label.empty()) o << " on '" << f.label << "'";
+    o << "\n  " << f.message.substr(0, 400) << "\n";
+    if (!f.sample.empty()) o << "  sample: " << f.sample << (f.family.empty() ? "" : "  values: " + f.family) << "\n";
+  }
+  for (const auto& [folder, why] : rep.problems) o << "\nskipped folder " << folder << ": " << why << "\n";
+  return o.str();
+}
+
+int report_exit_code(const Report& rep) {
+  for (const auto& r : rep.ops)
+    if (r.verdict != "pass") return 1;
+  return rep.ops.empty() ? 1 : 0;
+}
+
+}  // namespace kg::harness

@@ -1,0 +1,152 @@
+// kernelgate loader: from untrusted kernel source to something the supervisor can call safely.
+//
+//   scan_submission()  finds the op folders of a submission (DESIGN.md, "The submission contract")
+//   build()            generates the registration glue and compiles it in the sandbox's compile profile
+//   RunnerClient       starts kg-runner in the sandbox's run profile and talks the protocol of
+//                      protocol.h to it; everything it hands back is checked before use.
+#pragma once
+
+#include "kernelgate/sandbox.h"
+
+#include <ATen/core/function_schema.h>
+#include <ATen/core/ivalue.h>
+
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kg::loader {
+
+enum class Kind { Cpu, Cuda, Nvrtc };
+const char* kind_name(Kind k);
+
+// "relu.default" -> "relu__default", "add_.Tensor" -> "add___Tensor".
+std::string folder_for_op(const std::string& op);
+// The inverse: the last "__" separates name and overload.
+std::string op_for_folder(const std::string& folder);
+
+struct OpFolder {
+  std::string op;       // "relu.default"
+  std::string folder;   // "relu__default"
+  std::string dir;      // absolute path of the op folder
+  std::string source;   // absolute path of the kernel source
+  Kind kind = Kind::Cpu;
+};
+
+struct ScanResult {
+  std::vector<OpFolder> ops;
+  // Folders that look like op folders but cannot be used (no source, bad name): folder -> problem.
+  std::vector<std::pair<std::string, std::string>> problems;
+};
+// Throws std::runtime_error when `dir` is not a readable directory.
+ScanResult scan_submission(const std::string& dir);
+
+// Resolves "relu.default" to its aten schema. Throws std::runtime_error naming the op when the
+// linked libtorch has no such overload.
+const c10::FunctionSchema& aten_schema(const std::string& op);
+
+// The C++ signature a kernel must have for an overload (schema argument order).
+struct Signature {
+  std::string return_type;
+  std::vector<std::string> arg_types;
+  std::vector<std::string> arg_names;
+  // "at::Tensor relu__default_kernel_impl(const at::Tensor& self)"
+  std::string declaration(const std::string& fn_name) const;
+};
+Signature cpp_signature(const c10::FunctionSchema& schema);
+
+// The schema as registered under kernelgate's own namespace: "relu__default(Tensor self) -> Tensor".
+std::string registered_schema(const c10::FunctionSchema& schema, const std::string& folder);
+constexpr const char* kRegistryNamespace = "kgsub";
+
+struct Diagnostic {
+  std::string file;       // relative to the submission
+  int line = 0;
+  int column = 0;
+  std::string severity;   // "error", "warning", "note"
+  std::string message;
+};
+
+struct BuildOptions {
+  std::string work_dir;          // host directory for glue and artifacts (created)
+  std::string submission_root;   // paths in diagnostics are shown relative to this
+  double time_s = 120;
+  uint64_t memory_mb = 4096;
+};
+
+struct BuildResult {
+  bool ok = false;
+  std::string artifact;          // host path of the built .so
+  std::vector<Diagnostic> diagnostics;
+  std::string log;               // compiler output, capped, paths made relative
+  std::string error;             // one-line summary when !ok
+  sandbox::Record record;
+  double seconds = 0;
+};
+
+BuildResult build(const OpFolder& op, const BuildOptions& options);
+
+// Parses gcc/nvcc style diagnostics ("file:line:col: error: message").
+std::vector<Diagnostic> parse_diagnostics(const std::string& text, const std::string& strip_prefix);
+
+// ---- the runner -------------------------------------------------------------------------
+
+struct RunnerOptions {
+  std::string runner_path;               // host path of kg-runner
+  std::vector<std::string> ro_binds;     // artifact dirs etc., bound read-only at the same path
+  sandbox::Profile profile = sandbox::Profile::RunCpu;
+  sandbox::Limits limits;
+};
+
+struct CallOutcome {
+  enum class Kind { Ok, OpError, Died, Timeout, ProtocolViolation };
+  Kind kind = Kind::Died;
+  std::vector<c10::IValue> returns;      // the call's returns
+  std::vector<c10::IValue> args_after;   // every argument after the call (tensors show mutation)
+  std::vector<double> times_s;           // runner-reported per-call times (timed calls only)
+  double supervisor_wall_s = 0;          // the supervisor's own clock around the whole exchange
+  std::string message;
+  sandbox::Record record;                // filled when the runner died or was killed
+};
+
+class RunnerClient {
+ public:
+  static std::unique_ptr<RunnerClient> start(const RunnerOptions& options);
+  ~RunnerClient();
+
+  // Loads an artifact; returns an empty string on success, else the runner's message.
+  // An empty `artifact` makes the runner call the aten overload `aten_op` ("relu.default") itself.
+  std::string load(const std::string& artifact, const std::string& registered_op, const std::string& aten_op);
+  // Runs the loaded op once on `inputs` (returns come back), or with reps > 0 times it and
+  // returns the last timed call's outputs.
+  CallOutcome call(const std::vector<c10::IValue>& inputs, size_t n_returns, double timeout_s,
+                   int warmup = 0, int reps = 0);
+  bool alive() const { return alive_; }
+  // Asks the runner to exit and returns its record.
+  sandbox::Record finish();
+
+ private:
+  RunnerClient() = default;
+  CallOutcome died(CallOutcome out, const std::string& why);
+  // Kills the runner (when still running) and returns its record, once waited for.
+  sandbox::Record stop(const std::string& why);
+  std::unique_ptr<sandbox::Process> process_;
+  // The sandbox's supervision (seccomp listener, output capture, limits) runs inside
+  // Process::wait(), so a thread sits in it for the runner's whole life.
+  std::future<sandbox::Record> waiter_;
+  std::optional<sandbox::Record> record_;
+  int sock_ = -1;
+  bool alive_ = false;
+  uint64_t next_call_ = 1;
+  double timeout_s_ = 20;
+};
+
+// Exact copy of a value list: tensors get fresh storage with the same sizes, strides and values.
+std::vector<c10::IValue> clone_values(const std::vector<c10::IValue>& values);
+
+// Host path of the kg-runner built with this kernelgate (KERNELGATE_RUNNER overrides).
+std::string default_runner_path();
+
+}  // namespace kg::loader

@@ -1,0 +1,296 @@
+// The supervisor's side of the runner protocol. Everything the runner sends is checked before
+// use: a malformed message or region is a ProtocolViolation, a silent runner a Timeout, and a
+// dead one a Died with the sandbox's record.
+#include "fd.h"
+#include "kernelgate/loader.h"
+#include "kernelgate/protocol.h"
+#include "kernelgate/wire.h"
+#include "kg_build_config.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+namespace kg::loader {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string errno_text(const char* call) { return std::string(call) + ": " + std::strerror(errno); }
+
+template <typename Msg>
+void send_msg(int sock, const Msg& m, int fd_to_pass = -1) {
+  iovec iov{const_cast<Msg*>(&m), sizeof m};
+  msghdr mh{};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  alignas(cmsghdr) char ctrl[CMSG_SPACE(sizeof(int))];
+  if (fd_to_pass >= 0) {
+    std::memset(ctrl, 0, sizeof ctrl);
+    mh.msg_control = ctrl;
+    mh.msg_controllen = sizeof ctrl;
+    cmsghdr* c = CMSG_FIRSTHDR(&mh);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(c), &fd_to_pass, sizeof(int));
+  }
+  ssize_t n = ::sendmsg(sock, &mh, MSG_NOSIGNAL);
+  if (n != static_cast<ssize_t>(sizeof m)) throw std::runtime_error(errno_text("sendmsg to runner"));
+}
+
+// Waits for one message of type Msg. Returns false on timeout; throws on EOF or a bad message.
+struct PeerGone : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct BadMessage : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <typename Msg>
+bool recv_msg(int sock, protocol::MsgType type, Msg* out, double timeout_s) {
+  auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+  while (true) {
+    double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
+    pollfd p{sock, POLLIN, 0};
+    int r = ::poll(&p, 1, static_cast<int>(left * 1000) + 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw std::runtime_error(errno_text("poll"));
+    if (r == 0) continue;
+    // Any fds the runner tries to pass are refused by not offering control space, and
+    // MSG_TRUNC tells us the true length of an oversized message.
+    ssize_t n = ::recv(sock, out, sizeof(Msg), MSG_TRUNC);
+    if (n == 0) throw PeerGone("runner closed the channel");
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      if (errno == ECONNRESET) throw PeerGone("runner closed the channel");
+      throw std::runtime_error(errno_text("recv from runner"));
+    }
+    if (!protocol::header_ok(*out, type, n))
+      throw BadMessage("malformed message from the runner (" + std::to_string(n) + " bytes, expected type " +
+                       std::to_string(static_cast<int>(type)) + " of " + std::to_string(sizeof(Msg)) + ")");
+    return true;
+  }
+}
+
+void copy_cstr(char* dst, size_t cap, const std::string& s) {
+  if (s.size() >= cap) throw std::runtime_error("string too long for the protocol: " + s);
+  std::memcpy(dst, s.c_str(), s.size() + 1);
+}
+
+std::string bounded(const char* s, size_t cap) { return std::string(s, strnlen(s, cap)); }
+
+}  // namespace
+
+std::string default_runner_path() {
+  if (const char* e = std::getenv("KERNELGATE_RUNNER"); e && *e) return e;
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    auto beside = self.parent_path() / "kg-runner";
+    if (std::filesystem::exists(beside, ec)) return beside.string();
+  }
+  return KG_RUNNER_PATH;
+}
+
+std::unique_ptr<RunnerClient> RunnerClient::start(const RunnerOptions& options) {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) throw std::runtime_error(errno_text("socketpair"));
+  UniqueFd mine(sv[0]), theirs(sv[1]);
+  sandbox::Spec spec;
+  spec.profile = options.profile;
+  spec.argv = {options.runner_path, "--fd", std::to_string(protocol::kRunnerFd)};
+  spec.env = {"PATH=/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "OMP_NUM_THREADS=1", "LANG=C"};
+  spec.binds.push_back({std::filesystem::path(options.runner_path).parent_path().string(), false});
+  for (const auto& b : options.ro_binds) spec.binds.push_back({b, false});
+  if (std::filesystem::exists(KG_TORCH_LIB_DIR)) spec.binds.push_back({KG_TORCH_LIB_DIR, false});
+  spec.pass_fds = {theirs.get()};
+  spec.limits = options.limits;
+  spec.capture_output = true;
+  // A logging pass for establishing a profile on a new machine: syscalls outside the profile are
+  // listed in the record instead of killing the runner. Never for untrusted code in earnest.
+  if (const char* a = std::getenv("KERNELGATE_AUDIT_RUNNER"); a && *a == '1') spec.audit_syscalls = true;
+  std::unique_ptr<RunnerClient> c(new RunnerClient());
+  c->process_ = sandbox::start(spec);
+  c->waiter_ = std::async(std::launch::async, [p = c->process_.get()] { return p->wait(); });
+  theirs.reset();
+  c->sock_ = mine.release();
+  c->alive_ = true;
+  c->timeout_s_ = options.limits.wall_s;
+  protocol::HelloMsg hello{};
+  try {
+    if (!recv_msg(c->sock_, protocol::MsgType::Hello, &hello, 60)) {
+      auto r = c->stop("runner did not say hello within 60 s");
+      throw std::runtime_error("runner did not start: " + r.message);
+    }
+  } catch (const PeerGone&) {
+    auto r = c->stop("runner closed its channel during start-up");
+    throw std::runtime_error(std::string("runner died during start-up (") + sandbox::status_name(r.status) + "): " +
+                             r.message + " " + r.stderr_text.substr(0, 2000));
+  }
+  return c;
+}
+
+RunnerClient::~RunnerClient() {
+  if (sock_ >= 0) ::close(sock_);
+  stop("runner client closed");
+}
+
+sandbox::Record RunnerClient::stop(const std::string& why) {
+  alive_ = false;
+  if (!record_) {
+    process_->kill(why);
+    record_ = waiter_.get();
+  }
+  return *record_;
+}
+
+std::string RunnerClient::load(const std::string& artifact, const std::string& registered_op, const std::string& aten_op) {
+  if (!alive_) return "runner is not running";
+  protocol::LoadMsg m{};
+  protocol::init_header(m, protocol::MsgType::Load);
+  copy_cstr(m.artifact_path, sizeof m.artifact_path, artifact);
+  copy_cstr(m.op_name, sizeof m.op_name, registered_op);
+  auto dot = aten_op.rfind('.');
+  copy_cstr(m.aten_name, sizeof m.aten_name, "aten::" + aten_op.substr(0, dot));
+  copy_cstr(m.aten_overload, sizeof m.aten_overload, dot == std::string::npos ? "" : aten_op.substr(dot + 1));
+  protocol::LoadResultMsg r{};
+  try {
+    send_msg(sock_, m);
+    if (!recv_msg(sock_, protocol::MsgType::LoadResult, &r, timeout_s_)) {
+      auto rec = stop("loading the artifact timed out");
+      return "loading timed out (" + std::string(sandbox::status_name(rec.status)) + ")";
+    }
+  } catch (const std::exception& e) {
+    auto rec = stop(e.what());
+    return std::string("runner died while loading (") + sandbox::status_name(rec.status) + ", " + rec.message + "): " +
+           rec.stderr_text.substr(0, 2000);
+  }
+  if (r.ok != 1) return bounded(r.message, sizeof r.message);
+  return "";
+}
+
+CallOutcome RunnerClient::died(CallOutcome out, const std::string& why) {
+  out.record = stop(why);
+  if (out.message.empty()) out.message = why;
+  return out;
+}
+
+CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_returns, double timeout_s, int warmup,
+                               int reps) {
+  CallOutcome out;
+  if (!alive_) {
+    out.kind = CallOutcome::Kind::Died;
+    out.message = "runner is not running";
+    return out;
+  }
+  if (reps < 0 || reps > protocol::kMaxTimedReps) throw std::invalid_argument("reps out of range");
+  const size_t in_bytes = wire::encoded_size(inputs);
+  // Room for the returns (up to twice the inputs' size plus slack) and every argument after the call.
+  const size_t out_cap = in_bytes * 3 + (16u << 20);
+  const size_t arena = in_bytes + out_cap;
+  UniqueFd mfd(::memfd_create("kg-call", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (mfd.get() < 0) throw std::runtime_error(errno_text("memfd_create"));
+  if (::ftruncate(mfd.get(), static_cast<off_t>(arena)) != 0) throw std::runtime_error(errno_text("ftruncate"));
+  // Sealed against resizing so neither side can make the other's mapping fault.
+  ::fcntl(mfd.get(), F_ADD_SEALS, F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
+  void* p = ::mmap(nullptr, arena, PROT_READ | PROT_WRITE, MAP_SHARED, mfd.get(), 0);
+  if (p == MAP_FAILED) throw std::runtime_error(errno_text("mmap"));
+  Mapping map(p, arena);
+  size_t used = wire::encode(inputs, map.data(), in_bytes);
+
+  protocol::CallMsg m{};
+  protocol::init_header(m, protocol::MsgType::Call);
+  m.call_id = next_call_++;
+  m.arena_bytes = arena;
+  m.input_offset = 0;
+  m.input_bytes = used;
+  m.output_offset = in_bytes;
+  m.output_capacity = out_cap;
+  m.warmup = static_cast<uint32_t>(warmup);
+  m.reps = static_cast<uint32_t>(reps);
+
+  auto r = std::make_unique<protocol::CallResultMsg>();
+  auto t0 = Clock::now();
+  try {
+    send_msg(sock_, m, mfd.get());
+    bool got = recv_msg(sock_, protocol::MsgType::CallResult, r.get(), timeout_s);
+    out.supervisor_wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!got) {
+      out.kind = CallOutcome::Kind::Timeout;
+      return died(std::move(out), "call exceeded its time limit of " + std::to_string(timeout_s) + " s");
+    }
+  } catch (const BadMessage& e) {
+    out.kind = CallOutcome::Kind::ProtocolViolation;
+    out.message = e.what();
+    return died(std::move(out), e.what());
+  } catch (const std::exception& e) {
+    out.kind = CallOutcome::Kind::Died;
+    return died(std::move(out), std::string("runner died during the call: ") + e.what());
+  }
+  out.message = bounded(r->message, sizeof r->message);
+  auto violation = [&](const std::string& why) {
+    out.kind = CallOutcome::Kind::ProtocolViolation;
+    out.message = why;
+    return died(std::move(out), why);
+  };
+  if (r->call_id != m.call_id) return violation("call result for call " + std::to_string(r->call_id) + ", expected " + std::to_string(m.call_id));
+  if (r->n_times > static_cast<uint32_t>(reps)) return violation("runner reported " + std::to_string(r->n_times) + " timings for " + std::to_string(reps) + " timed calls");
+  switch (static_cast<protocol::CallStatus>(r->status)) {
+    case protocol::CallStatus::Ok: break;
+    case protocol::CallStatus::Exception:
+    case protocol::CallStatus::OutputTooLarge:
+    case protocol::CallStatus::BadInput:
+      out.kind = CallOutcome::Kind::OpError;
+      if (static_cast<protocol::CallStatus>(r->status) == protocol::CallStatus::OutputTooLarge)
+        out.message = "outputs larger than the room given for them: " + out.message;
+      return out;
+    default: return violation("unknown call status " + std::to_string(r->status));
+  }
+  for (uint32_t i = 0; i < r->n_times; ++i) {
+    double t = r->times_s[i];
+    if (!(t >= 0) || t > out.supervisor_wall_s) return violation("runner reported a time of " + std::to_string(t) + " s, outside what the supervisor's clock allows");
+    out.times_s.push_back(t);
+  }
+  if (r->output_bytes > out_cap) return violation("runner claims " + std::to_string(r->output_bytes) + " output bytes in a region of " + std::to_string(out_cap));
+  std::vector<c10::IValue> values;
+  try {
+    values = wire::decode(map.data() + in_bytes, r->output_bytes);
+  } catch (const wire::WireError& e) {
+    return violation(std::string("output region: ") + e.what());
+  }
+  if (values.size() != n_returns + inputs.size())
+    return violation("output region holds " + std::to_string(values.size()) + " values, expected " + std::to_string(n_returns + inputs.size()));
+  out.returns.assign(values.begin(), values.begin() + static_cast<long>(n_returns));
+  out.args_after.assign(values.begin() + static_cast<long>(n_returns), values.end());
+  out.kind = CallOutcome::Kind::Ok;
+  return out;
+}
+
+sandbox::Record RunnerClient::finish() {
+  if (alive_) {
+    protocol::MsgHeader h{protocol::kMagic, protocol::kVersion, static_cast<uint32_t>(protocol::MsgType::Shutdown), sizeof h};
+    ::send(sock_, &h, sizeof h, MSG_NOSIGNAL);
+    // Give it a moment to exit by itself (the channel closes), then the sandbox's kill.
+    pollfd p{sock_, POLLIN, 0};
+    ::poll(&p, 1, 2000);
+    if (!record_ && waiter_.wait_for(std::chrono::milliseconds(500)) == std::future_status::ready) record_ = waiter_.get();
+  }
+  sandbox::Record rec = stop("shutdown");
+  if (std::getenv("KERNELGATE_AUDIT_RUNNER")) std::fprintf(stderr, "kernelgate: runner record: %s\n", rec.to_json().c_str());
+  return rec;
+}
+
+}  // namespace kg::loader

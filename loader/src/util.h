@@ -1,0 +1,20 @@
+// Small string and file helpers private to the loader.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kg::loader {
+
+std::vector<std::string> split(const std::string& s, char sep);
+std::string join(const std::vector<std::string>& v, const std::string& sep);
+std::string trim(const std::string& s);
+std::string replace_all(std::string s, const std::string& from, const std::string& to);
+void write_file(const std::string& path, const std::string& content);  // throws with the path
+uint64_t fnv1a(const std::string& s);
+std::string hex64(uint64_t v);
+// $KERNELGATE_CACHE, else $XDG_CACHE_HOME/kernelgate, else ~/.cache/kernelgate (created).
+std::string cache_root();
+
+}  // namespace kg::loader

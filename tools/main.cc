@@ -1,0 +1,41 @@
+// kernelgate: parse the subcommand, dispatch, report. Subcommands live in their own files.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+int kg_cmd_eval(int argc, char** argv);
+int kg_cmd_sandbox(int argc, char** argv);
+int kg_cmd_policy(int argc, char** argv);
+
+namespace {
+
+const char* kUsage =
+    "usage: kernelgate <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  eval DIR      evaluate a submission: build, run on chosen inputs, compare with PyTorch, time\n"
+    "  sandbox       run any command under a sandbox profile and print its result record\n"
+    "  policy        list policy profiles or show one's effective settings\n"
+    "  version       print the version\n"
+    "\n"
+    "`kernelgate <command> --help` describes a command. Exit status: 0 success, 1 a submission\n"
+    "failed or was rejected (or the sandboxed command did not end OK), 2 bad usage or configuration.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  std::string cmd = argv[1];
+  if (cmd == "eval") return kg_cmd_eval(argc - 1, argv + 1);
+  if (cmd == "sandbox") return kg_cmd_sandbox(argc - 1, argv + 1);
+  if (cmd == "policy") return kg_cmd_policy(argc - 1, argv + 1);
+  if (cmd == "version" || cmd == "--version") {
+    std::printf("kernelgate %s\n", KG_VERSION_STRING);
+    return 0;
+  }
+  std::fprintf(stderr, "kernelgate: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+  return 2;
+}
