@@ -1,0 +1,237 @@
+// End-to-end: `kernelgate eval` on the bundled examples and on submissions written by the tests,
+// checking exit codes, verdicts, categories and evidence in results.json.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct CommandResult {
+  int status = -1;
+  std::string output;
+};
+
+CommandResult run(const std::string& args) {
+  CommandResult r;
+  std::string cmd = std::string(KG_BINARY) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
+  int st = ::pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+fs::path temp_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("kg-e2e-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+json load_results(const fs::path& out) {
+  std::ifstream f(out / "results.json");
+  EXPECT_TRUE(f.good()) << "no results.json in " << out;
+  return json::parse(f);
+}
+
+const json* find_op(const json& results, const std::string& op) {
+  for (const auto& o : results["ops"])
+    if (o["op"] == op) return &o;
+  return nullptr;
+}
+
+bool has_category(const json& op, const std::string& cat) {
+  for (const auto& f : op["failures"])
+    if (f["category"] == cat) return true;
+  return false;
+}
+
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+std::string source_of(const std::string& example, const std::string& folder) {
+  std::ifstream f(fs::path(KG_SOURCE_DIR) / "examples" / example / folder / (folder + "_implementation.cpp"));
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+}  // namespace
+
+TEST(E2E, CorrectExamplePassesEveryOp) {
+  fs::path out = temp_dir("correct");
+  CommandResult r = run("eval " KG_SOURCE_DIR "/examples/correct --seed 7 --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  json res = load_results(out);
+  for (const char* key : {"kernelgate_version", "device", "suite", "policy", "summary", "ops"}) EXPECT_TRUE(res.contains(key)) << key;
+  EXPECT_EQ(res["suite"], "smoke");
+  EXPECT_EQ(res["policy"], "competition");
+  ASSERT_GE(res["ops"].size(), 5u);
+  for (const char* op : {"relu.default", "add.Tensor", "_softmax.default", "sum.dim_IntList", "mm.default"}) {
+    const json* o = find_op(res, op);
+    ASSERT_NE(o, nullptr) << op;
+    EXPECT_EQ((*o)["verdict"], "pass") << o->dump(2);
+    EXPECT_GT((*o)["tests"]["total"].get<int>(), 0);
+    EXPECT_EQ((*o)["tests"]["passed"], (*o)["tests"]["total"]);
+    EXPECT_TRUE((*o)["failures"].empty());
+    EXPECT_TRUE((*o)["violations"].empty());
+    EXPECT_TRUE((*o)["speedup"].is_number()) << "a passing op is timed";
+  }
+  EXPECT_NE(r.output.find("relu.default"), std::string::npos) << "the table is printed";
+}
+
+TEST(E2E, BuggyExampleFailsWithCategoryAndEvidence) {
+  fs::path out = temp_dir("buggy");
+  CommandResult r = run("eval " KG_SOURCE_DIR "/examples/buggy --seed 7 --out " + out.string());
+  ASSERT_EQ(r.status, 1) << r.output;
+  json res = load_results(out);
+
+  const json* relu = find_op(res, "relu.default");
+  ASSERT_NE(relu, nullptr);
+  EXPECT_EQ((*relu)["verdict"], "fail");
+  ASSERT_TRUE(has_category(*relu, "nan_mask")) << relu->dump(2);
+  const json& ev = (*relu)["failures"][0]["evidence"];
+  EXPECT_TRUE(ev.contains("sample"));
+  EXPECT_TRUE(ev.contains("first_mismatch"));
+  EXPECT_GT(ev["mismatches"].get<int>(), 0);
+  EXPECT_EQ((*relu)["failure_traits"]["special_values"], 1);
+  EXPECT_TRUE((*relu)["speedup"].is_null()) << "a wrong op never gets a speedup";
+
+  const json* add = find_op(res, "add.Tensor");
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ((*add)["verdict"], "fail");
+  EXPECT_TRUE(has_category(*add, "shape_mismatch")) << add->dump(2);
+  EXPECT_EQ((*add)["failure_traits"]["broadcasting"], 1);
+
+  const json* sum = find_op(res, "sum.dim_IntList");
+  ASSERT_NE(sum, nullptr);
+  EXPECT_EQ((*sum)["verdict"], "fail");
+  ASSERT_TRUE(has_category(*sum, "value_mismatch")) << sum->dump(2);
+  EXPECT_EQ((*sum)["failure_traits"]["non_contiguous"], 1);
+  EXPECT_GT((*sum)["failures"][0]["evidence"]["max_abs_err"].get<double>(), 1.0);
+  EXPECT_EQ(res["summary"]["failed"], 3);
+}
+
+TEST(E2E, UsageAndConfigurationErrorsExit2) {
+  EXPECT_EQ(run("eval").status, 2);
+  EXPECT_EQ(run("eval /nonexistent-dir-kg").status, 2);
+  EXPECT_EQ(run("eval " KG_SOURCE_DIR "/examples/correct --bogus").status, 2);
+  CommandResult suite = run("eval " KG_SOURCE_DIR "/examples/correct --suite no-such-suite --out " + temp_dir("suite").string());
+  EXPECT_EQ(suite.status, 2);
+  EXPECT_NE(suite.output.find("no-such-suite"), std::string::npos) << suite.output;
+  fs::path bad = temp_dir("policy") / "broken.toml";
+  write(bad, "name = \"broken\"\n[tolerance.f32]\natol = \"tiny\"\n");
+  CommandResult pol = run("eval " KG_SOURCE_DIR "/examples/correct --policy " + bad.string());
+  EXPECT_EQ(pol.status, 2);
+  EXPECT_NE(pol.output.find("broken.toml"), std::string::npos) << pol.output;
+  EXPECT_EQ(run("frobnicate").status, 2);
+}
+
+TEST(E2E, BrokenKernelsDoNotLoseOtherResults) {
+  fs::path sub = temp_dir("broken");
+  write(sub / "relu__default" / "relu__default_implementation.cpp", source_of("correct", "relu__default"));
+  // A syntax error on line 3.
+  write(sub / "mul__Tensor" / "mul__Tensor_implementation.cpp",
+        "#include <ATen/ATen.h>\nat::Tensor mul__Tensor_kernel_impl(const at::Tensor& a, const at::Tensor& b) {\n  return a @ b;\n}\n");
+  // The wrong signature: mm takes two tensors.
+  write(sub / "mm__default" / "mm__default_implementation.cpp",
+        "#include <ATen/ATen.h>\nat::Tensor mm__default_kernel_impl(const at::Tensor& a) { return a; }\n");
+  // A kernel that segfaults.
+  write(sub / "add__Tensor" / "add__Tensor_implementation.cpp",
+        "#include <ATen/ATen.h>\nat::Tensor add__Tensor_kernel_impl(const at::Tensor& a, const at::Tensor& b, const at::Scalar&) {\n"
+        "  volatile float* p = nullptr; *p = 1.0f; return a;\n}\n");
+  // A folder that is not an op folder.
+  fs::create_directories(sub / "notes");
+  fs::path out = temp_dir("broken-out");
+  CommandResult r = run("eval " + sub.string() + " --seed 3 --no-timing --out " + out.string());
+  ASSERT_EQ(r.status, 1) << r.output;
+  json res = load_results(out);
+  const json* relu = find_op(res, "relu.default");
+  ASSERT_NE(relu, nullptr);
+  EXPECT_EQ((*relu)["verdict"], "pass") << relu->dump(2);
+
+  const json* mul = find_op(res, "mul.Tensor");
+  ASSERT_NE(mul, nullptr);
+  ASSERT_TRUE(has_category(*mul, "compile_error")) << mul->dump(2);
+  std::string msg = (*mul)["failures"][0]["evidence"]["message"];
+  EXPECT_NE(msg.find("mul__Tensor/mul__Tensor_implementation.cpp:3:"), std::string::npos) << msg;
+
+  const json* mm = find_op(res, "mm.default");
+  ASSERT_NE(mm, nullptr);
+  ASSERT_TRUE(has_category(*mm, "compile_error")) << mm->dump(2);
+  std::string mm_msg = (*mm)["failures"][0]["evidence"]["message"];
+  EXPECT_NE(mm_msg.find("at::Tensor mm__default_kernel_impl(const at::Tensor& self, const at::Tensor& mat2)"), std::string::npos)
+      << mm_msg;
+
+  const json* add = find_op(res, "add.Tensor");
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ((*add)["verdict"], "fail");
+  EXPECT_TRUE(has_category(*add, "crash")) << add->dump(2);
+  EXPECT_EQ((*add)["tests"]["passed"], 0);
+
+  ASSERT_EQ(res["problems"].size(), 1u);
+  EXPECT_EQ(res["problems"][0]["folder"], "notes");
+}
+
+TEST(E2E, KernelThatWritesItsInputIsCaught) {
+  fs::path sub = temp_dir("mutate");
+  write(sub / "relu__default" / "relu__default_implementation.cpp",
+        "#include <ATen/ATen.h>\n"
+        "// Computes relu in place in its input, then returns a copy: right values, mutated input.\n"
+        "at::Tensor relu__default_kernel_impl(const at::Tensor& self) {\n"
+        "  at::Tensor out = at::empty(self.sizes(), self.options());\n"
+        "  if (self.scalar_type() != at::kFloat || !self.is_contiguous()) return self.clamp_min(0);\n"
+        "  float* p = self.data_ptr<float>(); float* o = out.data_ptr<float>();\n"
+        "  for (int64_t i = 0; i < self.numel(); ++i) { if (p[i] < 0) p[i] = 0; o[i] = p[i]; }\n"
+        "  return out;\n}\n");
+  fs::path out = temp_dir("mutate-out");
+  CommandResult r = run("eval " + sub.string() + " --seed 5 --no-timing --out " + out.string());
+  ASSERT_EQ(r.status, 1) << r.output;
+  json res = load_results(out);
+  const json* relu = find_op(res, "relu.default");
+  ASSERT_NE(relu, nullptr);
+  EXPECT_TRUE(has_category(*relu, "input_mutated")) << relu->dump(2);
+}
+
+TEST(E2E, HangingKernelTimesOutAndTheNextSampleStillRuns) {
+  fs::path sub = temp_dir("hang");
+  write(sub / "relu__default" / "relu__default_implementation.cpp",
+        "#include <ATen/ATen.h>\n"
+        "// Hangs on 0-d input only; every other sample must still be judged.\n"
+        "at::Tensor relu__default_kernel_impl(const at::Tensor& self) {\n"
+        "  if (self.dim() == 0) { volatile int x = 0; while (true) x = x + 1; }\n"
+        "  return self.clamp_min(0);\n}\n");
+  fs::path pol = sub.parent_path() / ("kg-e2e-hang-policy-" + std::to_string(::getpid()) + ".toml");
+  write(pol, "name = \"short-calls\"\nbase = \"competition\"\n[limits]\nrun_call_time_s = 2\n");
+  fs::path out = temp_dir("hang-out");
+  CommandResult r = run("eval " + sub.string() + " --seed 5 --no-timing --policy " + pol.string() + " --out " + out.string());
+  ASSERT_EQ(r.status, 1) << r.output;
+  json res = load_results(out);
+  const json* relu = find_op(res, "relu.default");
+  ASSERT_NE(relu, nullptr) << res.dump(2);
+  EXPECT_TRUE(has_category(*relu, "timeout")) << relu->dump(2);
+  EXPECT_EQ((*relu)["failures"].size(), 1u) << relu->dump(2);
+  EXPECT_EQ((*relu)["tests"]["passed"].get<int>(), (*relu)["tests"]["total"].get<int>() - 1);
+  fs::remove(pol);
+}
+
+TEST(E2E, SelfCheckPassesTheSmokeSuite) {
+  fs::path out = temp_dir("selfcheck");
+  CommandResult r = run("eval --self-check --suite smoke --no-timing --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  json res = load_results(out);
+  EXPECT_GE(res["ops"].size(), 5u);
+}

@@ -1,0 +1,188 @@
+#include "kernelgate/harness.h"
+#include "kernelgate/loader.h"
+#include "kernelgate/policy.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using kg::harness::compare_exact;
+using kg::harness::compare_values;
+using kg::harness::judge_call;
+
+namespace {
+
+kg::policy::Policy strict() { return kg::policy::load("competition"); }
+
+c10::IValue T(std::vector<float> v) { return at::tensor(v, at::kFloat); }
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+}  // namespace
+
+TEST(VerdictCompare, EqualTensorsPass) {
+  EXPECT_FALSE(compare_values(T({1, 2, kNaN, kInf, -kInf}), T({1, 2, kNaN, kInf, -kInf}), strict(), "relu.default", "r"));
+}
+
+TEST(VerdictCompare, NaNWhereReferenceHasNoneIsNanMask) {
+  auto m = compare_values(T({1, 2, 3}), T({1, kNaN, 3}), strict(), "relu.default", "r");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->category, "nan_mask");
+  EXPECT_EQ(m->mismatches, 1);
+  EXPECT_EQ(m->first_index, std::vector<int64_t>{1});
+}
+
+TEST(VerdictCompare, LostNaNIsNanMask) {
+  auto m = compare_values(T({kNaN, 2}), T({0, 2}), strict(), "relu.default", "r");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->category, "nan_mask");
+  EXPECT_TRUE(std::isnan(m->expected));
+  EXPECT_EQ(m->actual, 0);
+}
+
+TEST(VerdictCompare, InfSignIsChecked) {
+  auto m = compare_values(T({kInf, 1}), T({-kInf, 1}), strict(), "relu.default", "r");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->category, "inf_mask");
+  auto finite_for_inf = compare_values(T({kInf}), T({3.4e38f}), strict(), "relu.default", "r");
+  ASSERT_TRUE(finite_for_inf);
+  EXPECT_EQ(finite_for_inf->category, "inf_mask");
+}
+
+TEST(VerdictCompare, ToleranceIsPerDtypeFromThePolicy) {
+  auto pol = strict();
+  auto tol = pol.tolerance_for("relu.default", "f32");
+  float x = 100.f;
+  float inside = x + static_cast<float>(0.5 * (tol.atol + tol.rtol * x));
+  float outside = x + static_cast<float>(4 * (tol.atol + tol.rtol * x));
+  EXPECT_FALSE(compare_values(T({x}), T({inside}), pol, "relu.default", "r"));
+  auto m = compare_values(T({x}), T({outside}), pol, "relu.default", "r");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->category, "value_mismatch");
+  EXPECT_GT(m->max_abs_err, 0);
+  EXPECT_GT(m->max_ulp, 1);
+  // The same error passes under BackendBench's 1e-2 tolerances.
+  EXPECT_FALSE(compare_values(T({x}), T({outside}), kg::policy::load("backendbench"), "relu.default", "r"));
+}
+
+TEST(VerdictCompare, UlpDistanceIsExact) {
+  float a = 1.0f;
+  float b = std::nextafter(std::nextafter(a, 2.f), 2.f);  // two ulps up
+  auto pol = kg::policy::parse("name = \"zero\"\n[tolerance.f32]\natol = 0.0\nrtol = 0.0\n", "zero.toml");
+  auto m = compare_values(T({a}), T({b}), pol, "relu.default", "r");
+  ASSERT_TRUE(m);
+  EXPECT_DOUBLE_EQ(m->max_ulp, 2);
+  // Across zero: -min_denorm to +min_denorm is 2 ulps.
+  float d = std::numeric_limits<float>::denorm_min();
+  auto z = compare_values(T({-d}), T({d}), pol, "relu.default", "r");
+  ASSERT_TRUE(z);
+  EXPECT_DOUBLE_EQ(z->max_ulp, 2);
+}
+
+TEST(VerdictCompare, IntegersAreExact) {
+  at::Tensor e = at::arange(10, at::kLong);
+  at::Tensor a = e.clone();
+  a[7] = 8;
+  auto m = compare_values(e, a, kg::policy::load("backendbench"), "add.Tensor", "r");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->category, "value_mismatch");
+  EXPECT_EQ(m->first_index, std::vector<int64_t>{7});
+  at::Tensor b = at::tensor({1, 0}, at::kInt).to(at::kBool);
+  EXPECT_TRUE(compare_values(b, at::tensor({1, 1}, at::kInt).to(at::kBool), strict(), "eq.Tensor", "r"));
+  EXPECT_FALSE(compare_values(b, b.clone(), strict(), "eq.Tensor", "r"));
+}
+
+TEST(VerdictCompare, DtypeMustMatch) {
+  auto m = compare_values(at::ones({3}, at::kFloat), at::ones({3}, at::kDouble), strict(), "relu.default", "r");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->category, "dtype_mismatch");
+  auto k = compare_values(at::ones({3}, at::kLong), at::ones({3}, at::kInt), strict(), "sum.dim_IntList", "r");
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->category, "dtype_mismatch");
+}
+
+TEST(VerdictCompare, ShapeMustMatchEvenWhenBroadcastable) {
+  auto m = compare_values(at::ones({2, 3}), at::ones({1, 3}), strict(), "add.Tensor", "r");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->category, "shape_mismatch");
+  auto k = compare_values(at::ones({3}), at::ones({3, 1}), strict(), "add.Tensor", "r");
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->category, "shape_mismatch");
+}
+
+TEST(VerdictCompare, StridesDoNotMatterValuesDo) {
+  at::Tensor e = at::arange(12, at::kFloat).view({3, 4});
+  at::Tensor a = e.t().contiguous().t();  // same values, column-major
+  EXPECT_FALSE(compare_values(e, a, strict(), "relu.default", "r"));
+}
+
+TEST(VerdictCompare, TuplesAreComparedElementByElement) {
+  auto ref = c10::ivalue::Tuple::create({at::ones({2}), at::zeros({2}, at::kLong)});
+  auto good = c10::ivalue::Tuple::create({at::ones({2}), at::zeros({2}, at::kLong)});
+  auto bad = c10::ivalue::Tuple::create({at::ones({2}), at::ones({2}, at::kLong)});
+  auto shorter = c10::ivalue::Tuple::create({at::ones({2})});
+  EXPECT_FALSE(compare_values(ref, good, strict(), "max.dim", "r"));
+  auto m = compare_values(ref, bad, strict(), "max.dim", "r");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->where, "r[1]");
+  auto s = compare_values(ref, shorter, strict(), "max.dim", "r");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->category, "shape_mismatch");
+}
+
+TEST(VerdictCompare, ComplexComparesBothParts) {
+  at::Tensor e = at::complex(at::ones({2}), at::zeros({2}));
+  at::Tensor a = at::complex(at::ones({2}), at::ones({2}));
+  auto m = compare_values(e, a, strict(), "mul.Tensor", "r");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->category, "value_mismatch");
+}
+
+TEST(VerdictCompare, ExactInputCheckSeesSignOfZeroAndNaNPayloadStays) {
+  at::Tensor before = at::tensor({0.0f, 1.0f, kNaN});
+  EXPECT_FALSE(compare_exact(before, before.clone(), "a"));
+  at::Tensor negzero = before.clone();
+  negzero[0] = -0.0f;
+  auto m = compare_exact(before, negzero, "argument 'self'");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->category, "input_mutated");
+}
+
+TEST(VerdictJudge, NonMutatingOpMustLeaveInputsUnchanged) {
+  const auto& schema = kg::loader::aten_schema("relu.default");
+  at::Tensor x = at::tensor({-1.f, 2.f});
+  std::vector<c10::IValue> before{x.clone()};
+  std::vector<c10::IValue> ref_ret{at::tensor({0.f, 2.f})};
+  std::vector<c10::IValue> ref_after{x.clone()};
+  std::vector<c10::IValue> cand_after{at::tensor({0.f, 2.f})};  // the kernel wrote relu into its input
+  auto ms = judge_call(schema, before, ref_ret, ref_after, ref_ret, cand_after, strict(), "relu.default");
+  ASSERT_EQ(ms.size(), 1u);
+  EXPECT_EQ(ms[0].category, "input_mutated");
+  EXPECT_EQ(ms[0].where, "argument 'self'");
+  EXPECT_TRUE(judge_call(schema, before, ref_ret, ref_after, ref_ret, before, strict(), "relu.default").empty());
+}
+
+TEST(VerdictJudge, InPlaceOpIsJudgedOnTheMutatedArgument) {
+  const auto& schema = kg::loader::aten_schema("add_.Tensor");
+  at::Tensor self = at::tensor({1.f, 2.f}), other = at::tensor({10.f, 20.f});
+  std::vector<c10::IValue> before{self.clone(), other.clone(), c10::IValue(1)};
+  at::Tensor result = at::tensor({11.f, 22.f});
+  std::vector<c10::IValue> ref_ret{result};
+  std::vector<c10::IValue> ref_after{result, other.clone(), c10::IValue(1)};
+  // Right return value, but self was not updated: the in-place contract is broken.
+  std::vector<c10::IValue> cand_after_stale{self.clone(), other.clone(), c10::IValue(1)};
+  auto ms = judge_call(schema, before, ref_ret, ref_after, ref_ret, cand_after_stale, strict(), "add_.Tensor");
+  ASSERT_EQ(ms.size(), 1u);
+  EXPECT_EQ(ms[0].category, "value_mismatch");
+  EXPECT_NE(ms[0].where.find("self"), std::string::npos);
+  // Writing `other` is a mutation of an input the schema does not let the op write.
+  std::vector<c10::IValue> cand_after_other{result, at::tensor({0.f, 0.f}), c10::IValue(1)};
+  auto mo = judge_call(schema, before, ref_ret, ref_after, ref_ret, cand_after_other, strict(), "add_.Tensor");
+  ASSERT_EQ(mo.size(), 1u);
+  EXPECT_EQ(mo[0].category, "input_mutated");
+  std::vector<c10::IValue> good{result, other.clone(), c10::IValue(1)};
+  EXPECT_TRUE(judge_call(schema, before, ref_ret, ref_after, ref_ret, good, strict(), "add_.Tensor").empty());
+}
