@@ -23,6 +23,7 @@ class Cgroup {
   void attach(pid_t pid);  // throws
   bool limits_memory() const { return !mem_.empty(); }
   bool limits_pids() const { return !pids_.empty(); }
+  bool accounts_cpu() const { return !cpu_.empty(); }
   bool oom_killed() const;
   double cpu_seconds() const;  // < 0 when unknown
   long peak_memory_kb() const; // < 0 when unknown

@@ -10,13 +10,15 @@
 
 namespace kg::sandbox::limits {
 
-std::vector<Rlimit> plan(const Spec& spec, bool memory_by_cgroup, bool pids_by_cgroup) {
+std::vector<Rlimit> plan(const Spec& spec, bool memory_by_cgroup, bool pids_by_cgroup, bool cpu_by_cgroup) {
   const Limits& L = spec.limits;
   std::vector<Rlimit> out;
   auto add = [&](int res, rlim_t soft, rlim_t hard, const char* name) { out.push_back({res, {soft, hard}, name}); };
-  // CPU seconds per process: SIGXCPU at the soft limit, SIGKILL one second later. The supervisor
-  // also accounts the whole tree (cgroup cpu usage) against the same limit.
-  rlim_t cpu = static_cast<rlim_t>(std::ceil(L.cpu_s > 0 ? L.cpu_s : 1));
+  // CPU seconds per process: SIGXCPU at the soft limit, SIGKILL one second later. When the
+  // supervisor accounts the whole tree (cgroup CPU usage, sampled every 100 ms) it is the one that
+  // ends the box at the limit, and this is a backstop a second later (a compiler killed by
+  // SIGXCPU would otherwise look like a crash of the compiler, not a time-out).
+  rlim_t cpu = static_cast<rlim_t>(std::ceil(L.cpu_s > 0 ? L.cpu_s : 1)) + (cpu_by_cgroup ? 1 : 0);
   add(RLIMIT_CPU, cpu, cpu + 1, "RLIMIT_CPU");
   // Core dumps would carry the process's memory out of the box (A14).
   add(RLIMIT_CORE, 0, 0, "RLIMIT_CORE");

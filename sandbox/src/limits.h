@@ -16,8 +16,9 @@ struct Rlimit {
 };
 
 // The rlimits for a Spec. `memory_by_cgroup` / `pids_by_cgroup`: whether a cgroup enforces
-// memory / process count (then RLIMIT_AS / RLIMIT_NPROC are not used).
-std::vector<Rlimit> plan(const Spec& spec, bool memory_by_cgroup, bool pids_by_cgroup);
+// memory / process count (then RLIMIT_AS / RLIMIT_NPROC are not used); `cpu_by_cgroup`: whether
+// the supervisor accounts the tree's CPU time (then RLIMIT_CPU is only a backstop one second later).
+std::vector<Rlimit> plan(const Spec& spec, bool memory_by_cgroup, bool pids_by_cgroup, bool cpu_by_cgroup);
 
 // Child side, no allocation: setrlimit each; on failure fill `report` and return false.
 bool apply(const std::vector<Rlimit>& rl, Report* report);

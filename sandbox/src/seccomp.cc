@@ -190,7 +190,10 @@ std::vector<sock_filter> build(Profile profile) {
     c.allow("sched_setaffinity");
     // Anonymous shared memory for the supervisor protocol and, in CUDA, the driver's IPC.
     c.allow("memfd_create");
-    // kg-runner installs the tighter second stage itself (seccomp may only add restrictions).
+    // kg-runner installs the tighter second stage itself (seccomp may only add restrictions;
+    // libseccomp probes with SECCOMP_SET_MODE_STRICT and invalid flags, which is EINVAL, and
+    // strict mode itself would only restrict further).
+    c.allow_if("seccomp", SCMP_A0(SCMP_CMP_EQ, SECCOMP_SET_MODE_STRICT));
     c.allow_if("seccomp", SCMP_A0(SCMP_CMP_EQ, SECCOMP_SET_MODE_FILTER));
     c.allow_if("seccomp", SCMP_A0(SCMP_CMP_EQ, SECCOMP_GET_ACTION_AVAIL));
     c.allow_if("seccomp", SCMP_A0(SCMP_CMP_EQ, SECCOMP_GET_NOTIF_SIZES));
@@ -267,9 +270,14 @@ std::string tighten_runner_filter(Profile profile) {
     // no exec: the untrusted call must not replace the runner with another program
     kill("execve");
     kill("execveat");
-    // no new files: every file the runner needs is open already
-    kill("open");
-    kill("openat");
+    // no new files: nothing may be created, truncated or opened for writing. Opening for reading
+    // stays (dlopen of the artifact and of its dependencies happens after this filter, and the
+    // mount view holds nothing secret); openat2 keeps its flags in memory BPF cannot read.
+    for (const char* n : {"open", "openat"}) {
+      int flags_arg = std::strcmp(n, "open") == 0 ? 1 : 2;
+      for (uint64_t bit : {uint64_t(O_WRONLY), uint64_t(O_RDWR), uint64_t(O_CREAT), uint64_t(O_TRUNC)})
+        c.add(SCMP_ACT_KILL_PROCESS, n, scmp_arg_cmp{static_cast<unsigned>(flags_arg), SCMP_CMP_MASKED_EQ, bit, bit});
+    }
     kill("openat2");
     kill("creat");
     // no sockets and no new channels: the protocol's fds are already there

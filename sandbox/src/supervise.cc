@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -58,7 +59,7 @@ struct Process::Impl {
 
   // Why the supervisor killed the tree (first reason wins).
   std::mutex mu;
-  bool forced = false;
+  std::atomic<bool> forced{false};
   Status forced_status = Status::XX;
   std::string forced_message;
   std::string violation;             // syscall name from the listener
@@ -71,21 +72,41 @@ struct Process::Impl {
   std::string setup_error;
   std::string report_buf;
 
-  void signal_tree() {
+  std::thread monitor;  // runs loop() + reap_and_finish() from start() on
+
+  // Caller holds mu. The pidfd cannot name a recycled pid; the cgroup catches anything that the
+  // death of init would not (there is nothing, but it costs little).
+  void signal_tree_locked() {
     if (pidfd) ::syscall(SYS_pidfd_send_signal, pidfd.get(), SIGKILL, nullptr, 0);
     else if (pid > 0 && !reaped) ::kill(pid, SIGKILL);
     if (cg) cg->kill_all();
   }
   void force(Status s, const std::string& msg) {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (!forced) {
-        forced = true;
-        forced_status = s;
-        forced_message = msg;
-      }
+    std::lock_guard<std::mutex> lock(mu);
+    if (!forced) {
+      forced = true;
+      forced_status = s;
+      forced_message = msg;
     }
-    signal_tree();
+    signal_tree_locked();
+  }
+
+  // The monitor thread: everything that must happen while the box runs, whether or not anyone
+  // is in wait() (kg-runner's client talks to the box for a long time before waiting).
+  void monitor_main() {
+    try {
+      loop();
+    } catch (const std::exception& e) {
+      force(Status::XX, std::string("supervisor: ") + e.what());
+    }
+    try {
+      reap_and_finish();
+    } catch (const std::exception& e) {
+      rec.status = Status::XX;
+      rec.message = std::string("supervisor: ") + e.what();
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    cg.reset();  // remove the cgroup now that the tree is gone
   }
 
   void read_reports() {
@@ -210,7 +231,10 @@ struct Process::Impl {
     rusage ru{};
     pid_t w;
     do w = ::wait4(pid, &status, __WALL, &ru); while (w < 0 && errno == EINTR);
-    reaped = true;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      reaped = true;
+    }
     // Everything in the box is dead now: collect what is left in the pipes.
     if (report_r) read_reports();
     while (out_r && read_output(out_r, false)) {}
@@ -271,8 +295,14 @@ struct Process::Impl {
   }
 
   ~Impl() {
-    if (pid > 0 && !reaped) {
-      signal_tree();
+    if (monitor.joinable()) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!reaped) signal_tree_locked();
+      }
+      monitor.join();
+    } else if (pid > 0 && !reaped) {
+      signal_tree_locked();
       int status;
       while (::waitpid(pid, &status, __WALL) < 0 && errno == EINTR) {}
     }
@@ -284,11 +314,7 @@ Process::~Process() = default;
 pid_t Process::pid() const { return impl_->pid; }
 
 Record Process::wait() {
-  if (!impl_->reaped) {
-    impl_->loop();
-    impl_->reap_and_finish();
-    impl_->cg.reset();  // remove the cgroup now that the tree is gone
-  }
+  if (impl_->monitor.joinable()) impl_->monitor.join();
   return impl_->rec;
 }
 
@@ -340,7 +366,7 @@ std::unique_ptr<Process> start(const Spec& spec) {
 
   contain::ChildPlan plan;
   plan.mounts = mounts::plan(spec, mounts::staging_dir());
-  plan.rlimits = limits::plan(spec, mem_cg, pids_cg);
+  plan.rlimits = limits::plan(spec, mem_cg, pids_cg, impl->cg && impl->cg->accounts_cpu());
   plan.bpf = &seccomp::profile_bpf(spec.profile);
   plan.argv_store = spec.argv;
   plan.env_store = spec.env;
@@ -387,6 +413,8 @@ std::unique_ptr<Process> start(const Spec& spec) {
   if (::send(sync.a.get(), &go, 1, MSG_NOSIGNAL) != 1) throw_errno("send go to sandbox init");
   for (int fd : {impl->out_r.get(), impl->err_r.get(), impl->report_r.get()})
     ::fcntl(fd, F_SETFL, O_NONBLOCK);
+  Process::Impl* raw = impl.get();
+  impl->monitor = std::thread([raw] { raw->monitor_main(); });
   return std::unique_ptr<Process>(new Process(std::move(impl)));
 }
 

@@ -1,0 +1,242 @@
+// Benign controls: real work that each profile must allow, ending OK with an empty violation,
+// plus the plain statuses (RE, SG, XX) and the CLI end to end.
+#include <csignal>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <thread>
+
+#include "sandbox_test_util.h"
+
+namespace {
+
+using namespace kgtest;
+using sb::Profile;
+using sb::Status;
+
+void expect_ok(const sb::Record& r) {
+  EXPECT_EQ(r.status, Status::OK) << describe(r);
+  EXPECT_EQ(r.syscall, "") << describe(r);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.signal, 0) << describe(r);
+}
+
+sb::Spec compile_spec(std::vector<std::string> argv, const TempDir& out) {
+  auto s = spec(Profile::Compile, std::move(argv));
+  s.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C"};
+  s.binds.push_back({std::string(KG_SANDBOX_TEST_SRC) + "/controls", false});
+  s.binds.push_back({out.path(), true});
+  s.workdir = out.path();
+  s.limits.cpu_s = 60;
+  s.limits.wall_s = 90;
+  s.limits.memory_mb = 2048;
+  s.limits.max_processes = 64;
+  return s;
+}
+
+TEST(SandboxControl, GxxCompilesAndLinksARealSource) {
+  TempDir out;
+  auto r = box(compile_spec({"/usr/bin/g++", "-O1", "-o", out / "small", std::string(KG_SANDBOX_TEST_SRC) + "/controls/small.cc"}, out));
+  expect_ok(r);
+  EXPECT_TRUE(Snapshot::of(out / "small").exists) << describe(r);
+  // And the result runs in run-cpu.
+  auto s = spec(Profile::RunCpu, {out / "small"});
+  s.binds.push_back({out.path(), false});
+  auto r2 = box(s);
+  expect_ok(r2);
+  EXPECT_EQ(r2.stdout_text, "18\n");
+}
+
+TEST(SandboxControl, GxxBuildsASharedObject) {
+  TempDir out;
+  auto r = box(compile_spec({"/usr/bin/g++", "-O2", "-shared", "-fPIC", "-o", out / "libk.so",
+                             std::string(KG_SANDBOX_TEST_SRC) + "/controls/plugin.cc"}, out));
+  expect_ok(r);
+  EXPECT_TRUE(Snapshot::of(out / "libk.so").exists);
+}
+
+TEST(SandboxControl, NvccCompilesARealKernel) {
+  if (::access("/usr/local/cuda/bin/nvcc", X_OK) != 0) GTEST_SKIP() << "no /usr/local/cuda/bin/nvcc";
+  TempDir out;
+  char real[PATH_MAX];
+  ASSERT_NE(::realpath("/usr/local/cuda", real), nullptr);
+  auto s = compile_spec({"/usr/local/cuda/bin/nvcc", "-c", "-o", out / "small.o",
+                         std::string(KG_SANDBOX_TEST_SRC) + "/controls/small.cu"}, out);
+  s.binds.push_back({"/usr/local/cuda", false});
+  s.binds.push_back({real, false});
+  auto r = box(s);
+  expect_ok(r);
+  EXPECT_TRUE(Snapshot::of(out / "small.o").exists) << describe(r);
+}
+
+TEST(SandboxControl, CpuProgramWithThreadsRunsInRunCpu) {
+  auto r = box(spec(Profile::RunCpu, {control("hello_cpu")}));
+  expect_ok(r);
+  EXPECT_TRUE(contains(r.stdout_text, "sum ")) << describe(r);
+}
+
+TEST(SandboxControl, RunnerShapedProgramTalksOverAPassedSocket) {
+  for (Profile p : {Profile::RunCpu, Profile::RunCuda}) {
+    int sv[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+    auto s = spec(p, {control("runner_like"), std::string(KG_ATTACK_DIR) + "/libkg_control_plugin.so"});
+    s.pass_fds = {sv[1]};
+    s.limits.wall_s = 5;  // bounds the recv below if the box dies without closing
+    auto proc = sb::start(s);
+    ::close(sv[1]);
+    char buf[64] = {};
+    ssize_t n = ::recv(sv[0], buf, sizeof buf - 1, 0);
+    EXPECT_GT(n, 0);
+    EXPECT_STREQ(buf, "answer 49");
+    ::send(sv[0], "thanks", 6, MSG_NOSIGNAL);
+    auto r = proc->wait();
+    ::close(sv[0]);
+    expect_ok(r);
+    EXPECT_EQ(r.stdout_text, "got thanks\n") << describe(r);
+  }
+}
+
+TEST(SandboxControl, NonzeroExitIsRE) {
+  auto r = box(spec(Profile::Compile, {"/bin/sh", "-c", "exit 7"}));
+  EXPECT_EQ(r.status, Status::RE) << describe(r);
+  EXPECT_EQ(r.exit_code, 7);
+}
+
+TEST(SandboxControl, FatalSignalIsSG) {
+  auto r = box(spec(Profile::Compile, {"/bin/sh", "-c", "kill -SEGV $$"}));
+  EXPECT_EQ(r.status, Status::SG) << describe(r);
+  EXPECT_EQ(r.signal, SIGSEGV);
+}
+
+TEST(SandboxControl, MissingCommandIsXXWithTheFailingCall) {
+  auto r = box(spec(Profile::RunCpu, {"/no/such/program"}));
+  EXPECT_EQ(r.status, Status::XX) << describe(r);
+  EXPECT_TRUE(contains(r.message, "execve /no/such/program")) << describe(r);
+  EXPECT_TRUE(contains(r.message, "No such file")) << describe(r);
+}
+
+TEST(SandboxControl, BadSpecThrowsInTheSupervisor) {
+  EXPECT_THROW(sb::start(spec(Profile::RunCpu, {"relative"})), std::runtime_error);
+  auto s = spec(Profile::RunCpu, {"/bin/true"});
+  s.binds.push_back({"/no/such/dir", false});
+  EXPECT_THROW(sb::start(s), std::runtime_error);
+  s = spec(Profile::RunCpu, {"/bin/true"});
+  s.pass_fds = {987654};
+  EXPECT_THROW(sb::start(s), std::runtime_error);
+}
+
+TEST(SandboxControl, KillFromAnotherThreadEndsTheTree) {
+  auto s = spec(Profile::RunCpu, {attack("spin"), "sleep"});
+  std::string marker = next_marker();
+  s.env.push_back(marker);
+  auto proc = sb::start(s);
+  std::thread killer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    proc->kill("test");
+  });
+  auto r = proc->wait();
+  killer.join();
+  EXPECT_EQ(r.status, Status::SG) << describe(r);
+  EXPECT_TRUE(contains(r.message, "test")) << describe(r);
+  EXPECT_TRUE(processes_with(marker).empty());
+}
+
+TEST(SandboxControl, DestroyingAProcessKillsTheTree) {
+  auto s = spec(Profile::Compile, {attack("spin"), "children", "3"});
+  std::string marker = next_marker();
+  s.env.push_back(marker);
+  {
+    auto proc = sb::start(s);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_FALSE(processes_with(marker).empty());
+  }
+  EXPECT_TRUE(processes_with(marker).empty());
+}
+
+TEST(SandboxControl, HostnameAndNetworkAreTheBoxs) {
+  auto r = box(spec(Profile::Compile, {"/bin/sh", "-c", "cat /proc/sys/kernel/hostname; cat /proc/net/dev | tail -n +3"}));
+  expect_ok(r);
+  EXPECT_TRUE(contains(r.stdout_text, "kernelgate\n")) << describe(r);
+  EXPECT_TRUE(contains(r.stdout_text, "lo:")) << describe(r);
+  EXPECT_FALSE(contains(r.stdout_text, "eth")) << describe(r);
+}
+
+TEST(SandboxControl, AuditModeListsInsteadOfKilling) {
+  auto s = spec(Profile::RunCpu, {"/bin/sh", "-c", "/bin/true"});
+  s.audit_syscalls = true;
+  auto r = box(s);
+  EXPECT_EQ(r.status, Status::OK) << describe(r);
+  EXPECT_TRUE(contains(r.message, "audit: outside the profile:")) << describe(r);
+}
+
+TEST(SandboxControl, UnprivilegedSupervisorWorks) {
+  if (::geteuid() != 0 || ::access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "needs root (to drop) and setpriv";
+  TempDir d;
+  ::chmod(d.path().c_str(), 0777);
+  std::string cmd = "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups " + std::string(KG_SANDBOX_CLI) +
+                    " --profile compile --json " + (d / "rec.json") + " -- /bin/sh -c 'id -u; echo x > /tmp/f; cat /tmp/f' > " +
+                    (d / "out.txt") + " 2>&1";
+  int rc = std::system(cmd.c_str());
+  std::string out = read_file(d / "out.txt"), rec = read_file(d / "rec.json");
+  if (contains(out, "Operation not permitted") && contains(out, "clone"))
+    GTEST_SKIP() << "unprivileged user namespaces are disabled here: " << out;
+  EXPECT_EQ(WEXITSTATUS(rc), 0) << out << rec;
+  EXPECT_TRUE(contains(rec, "\"status\": \"OK\"")) << rec;
+  EXPECT_EQ(out, "0\nx\n") << out;
+}
+
+// ---- the CLI end to end ----------------------------------------------------------------------------------
+
+int cli(const std::string& args, std::string* out) {
+  TempDir d;
+  std::string cmd = std::string(KG_SANDBOX_CLI) + " " + args + " > " + (d / "out") + " 2>&1";
+  int rc = std::system(cmd.c_str());
+  *out = read_file(d / "out");
+  return WEXITSTATUS(rc);
+}
+
+TEST(SandboxCli, ExitCodesFollowTheStatus) {
+  std::string out;
+  EXPECT_EQ(cli("-- /bin/true", &out), 0) << out;
+  EXPECT_TRUE(contains(out, "\"status\": \"OK\"")) << out;
+  EXPECT_EQ(cli("--profile compile -- /bin/sh -c 'exit 3'", &out), 1) << out;
+  EXPECT_TRUE(contains(out, "\"status\": \"RE\"")) << out;
+  EXPECT_TRUE(contains(out, "\"exit_code\": 3")) << out;
+  EXPECT_EQ(cli("--wall 0.5 --ro " + std::string(KG_ATTACK_DIR) + " -- " + attack("spin") + " sleep", &out), 1) << out;
+  EXPECT_TRUE(contains(out, "\"status\": \"TO\"")) << out;
+  EXPECT_EQ(cli("--profile run-cpu --ro " + std::string(KG_ATTACK_DIR) + " -- " + attack("escape") + " unshare", &out), 1);
+  EXPECT_TRUE(contains(out, "\"syscall\": \"unshare\"")) << out;
+}
+
+TEST(SandboxCli, BadUsageIsExit2) {
+  std::string out;
+  EXPECT_EQ(cli("", &out), 2);
+  EXPECT_EQ(cli("--profile nope -- /bin/true", &out), 2);
+  EXPECT_TRUE(contains(out, "--profile wants")) << out;
+  EXPECT_EQ(cli("--time -1 -- /bin/true", &out), 2);
+  EXPECT_EQ(cli("--ro relative -- /bin/true", &out), 2);
+  EXPECT_EQ(cli("--ro /no/such/path -- /bin/true", &out), 2);
+  EXPECT_EQ(cli("-- no-such-command-kg", &out), 2);
+}
+
+TEST(SandboxCli, OutputPassesThroughAndJsonGoesToAFile) {
+  TempDir d;
+  std::string out;
+  EXPECT_EQ(cli("--json " + (d / "r.json") + " -- /bin/echo hello", &out), 0);
+  EXPECT_EQ(out, "hello\n");
+  std::string rec = read_file(d / "r.json");
+  for (const char* key : {"status", "exit_code", "signal", "syscall", "cpu_s", "wall_s", "max_rss_kb", "message"})
+    EXPECT_TRUE(contains(rec, std::string("\"") + key + "\":")) << rec;
+}
+
+TEST(SandboxCli, SupervisorSurvivesAnAttackOnItsPid) {
+  // The CLI process is the supervisor here; the attack gets its host pid (ESRCH inside).
+  TempDir d;
+  std::string cmd = "sh -c '" + std::string(KG_SANDBOX_CLI) + " --profile compile --ro " + KG_ATTACK_DIR + " -- " +
+                    attack("signal_supervisor") + " kill $$' > " + (d / "out") + " 2>&1";
+  int rc = std::system(cmd.c_str());
+  std::string out = read_file(d / "out");
+  EXPECT_EQ(WEXITSTATUS(rc), 0) << out;
+  EXPECT_TRUE(contains(out, "\"status\": \"OK\"")) << out;
+}
+
+}  // namespace
