@@ -25,8 +25,9 @@ std::vector<Rlimit> plan(const Spec& spec, bool memory_by_cgroup, bool pids_by_c
   add(RLIMIT_NOFILE, static_cast<rlim_t>(L.max_open_files), static_cast<rlim_t>(L.max_open_files), "RLIMIT_NOFILE");
   rlim_t fsize = static_cast<rlim_t>(L.max_file_mb) << 20;
   add(RLIMIT_FSIZE, fsize, fsize, "RLIMIT_FSIZE");
-  // No locked memory outside the CUDA driver's pinned buffers.
-  if (spec.profile != Profile::RunCuda) add(RLIMIT_MEMLOCK, 0, 0, "RLIMIT_MEMLOCK");
+  // Locked memory: a small pool (libgcrypt's secure memory in libtorch's start-up); the CUDA
+  // driver pins host buffers and keeps the inherited limit.
+  if (spec.profile != Profile::RunCuda) add(RLIMIT_MEMLOCK, 64 << 10, 64 << 10, "RLIMIT_MEMLOCK");
   if (!memory_by_cgroup && spec.profile != Profile::RunCuda) {
     // Fallback without a memory cgroup: address space. Not for CUDA, which reserves huge ranges.
     rlim_t as = static_cast<rlim_t>(L.memory_mb) << 20;

@@ -186,8 +186,20 @@ std::vector<sock_filter> build(Profile profile) {
   } else {
     // Runner start-up: threads only (libtorch's and OpenMP's pools), never a new process.
     c.allow_if("clone", SCMP_A0(SCMP_CMP_MASKED_EQ, kNsFlags | CLONE_THREAD, CLONE_THREAD));
-    // Thread pools pin themselves to CPUs.
+    // Thread pools pin themselves to CPUs; libnuma (pulled in by libtorch) probes and resets the
+    // memory policy of its own process at start-up.
     c.allow("sched_setaffinity");
+    c.allow("set_mempolicy");
+    c.allow("mbind");
+    // libgcrypt (a dependency of Debian's libtorch) locks a small secure-memory pool; RLIMIT_MEMLOCK
+    // bounds it.
+    c.allow("mlock");
+    c.allow("munlock");
+    // glibc's user/group lookups try nscd's unix socket during start-up (getpwuid). Only AF_UNIX:
+    // the box has its own network namespace (its own abstract socket names) and its mount view
+    // holds no host daemon's socket. The second stage removes both.
+    c.allow_if("socket", SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+    c.allow("connect");
     // Anonymous shared memory for the supervisor protocol and, in CUDA, the driver's IPC.
     c.allow("memfd_create");
     // kg-runner installs the tighter second stage itself (seccomp may only add restrictions;
@@ -202,8 +214,6 @@ std::vector<sock_filter> build(Profile profile) {
       // device nodes of the profile are reachable, and tty ioctls that inject input are not.
       c.allow_if("ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xff00, 'F' << 8));  // NV_IOCTL_MAGIC 'F'
       c.allow_if("ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffff0000ULL, 0x30000000ULL));  // nvidia-uvm (UVM_*)
-      c.allow("mlock");      // pinned host buffers
-      c.allow("munlock");
       c.allow("sched_setscheduler");
       c.allow("setpriority");
     }

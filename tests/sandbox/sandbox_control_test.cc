@@ -95,6 +95,20 @@ TEST(SandboxControl, RunnerShapedProgramTalksOverAPassedSocket) {
   }
 }
 
+TEST(SandboxControl, LibtorchProgramStartsTightensAndComputesInRunCpu) {
+  if (!KG_HAVE_TORCH_CONTROL) GTEST_SKIP() << "built without libtorch";
+  auto s = spec(Profile::RunCpu, {control("torch_runner"), std::string(KG_ATTACK_DIR) + "/libkg_control_plugin.so"});
+  if (std::string(KG_TORCH_CONTROL_LIBDIR).rfind("/usr/", 0) != 0 && !std::string(KG_TORCH_CONTROL_LIBDIR).empty())
+    s.binds.push_back({KG_TORCH_CONTROL_LIBDIR, false});
+  s.env.push_back("OMP_NUM_THREADS=2");
+  s.limits.memory_mb = 2048;
+  s.limits.cpu_s = 30;
+  s.limits.wall_s = 60;
+  auto r = box(s);
+  expect_ok(r);
+  EXPECT_TRUE(contains(r.stdout_text, "torch ok 16384")) << describe(r);
+}
+
 TEST(SandboxControl, NonzeroExitIsRE) {
   auto r = box(spec(Profile::Compile, {"/bin/sh", "-c", "exit 7"}));
   EXPECT_EQ(r.status, Status::RE) << describe(r);
