@@ -1,10 +1,10 @@
-// `kernelgate eval DIR [--suite NAME] [--ops LIST] [--policy NAME|FILE] [--device cpu|cuda|auto]
-//                      [--out DIR] [--seed N] [--no-timing] [--verbose]`
+// `kernelgate eval` and `kernelgate repro`: evaluate a submission, or re-run one sample of it.
 #include "kernelgate/harness.h"
 #include "kernelgate/policy.h"
 
+#include <cerrno>
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -14,50 +14,85 @@ namespace {
 
 const char* kEvalUsage =
     "usage: kernelgate eval DIR|--self-check [--suite NAME] [--ops LIST] [--policy NAME|FILE]\n"
-    "                           [--device cpu|cuda|auto] [--out DIR] [--seed N] [--no-timing] [--verbose]\n"
+    "                       [--device cpu|cuda|auto] [--out DIR] [--seed N] [--no-timing]\n"
+    "                       [--feedback FILE] [--tolerance-sweep] [--verbose]\n"
     "\n"
     "Builds every op folder of the submission DIR in the sandbox, runs it on inputs drawn from a\n"
     "secret seed (or --seed N to reproduce), compares with PyTorch eager, times passing ops, and\n"
     "writes OUT/results.json (OUT defaults to ./kernelgate-out). Prints a verdict table.\n"
-    "  --suite NAME   sample suite (default smoke)\n"
-    "  --ops LIST     comma-separated overloads to evaluate (default: every op folder)\n"
-    "  --policy P     policy profile name or TOML file (default competition)\n"
-    "  --self-check   no submission: the runner calls each aten overload of the suite itself;\n"
-    "                 every op must pass (checks inputs, protocol, sandbox and comparison)\n"
+    "  --suite NAME       sample suite (default smoke)\n"
+    "  --ops LIST         comma-separated overloads to evaluate (default: every op folder)\n"
+    "  --policy P         policy profile name or TOML file (default competition)\n"
+    "  --self-check       no submission: the runner calls each aten overload of the suite itself;\n"
+    "                     every op must pass (checks inputs, protocol, sandbox and comparison)\n"
+    "  --feedback FILE    write a short account of every failing op, to paste into a model's prompt\n"
+    "  --tolerance-sweep  also report pass counts per op at atol=rtol in {1e-5, 1e-3, 1e-2}\n"
     "Exit status: 0 every evaluated op passed, 1 some op failed, was rejected or errored, 2 bad usage.\n";
 
-int usage_error(const std::string& msg) {
-  std::fprintf(stderr, "kernelgate eval: %s\n\n%s", msg.c_str(), kEvalUsage);
+const char* kReproUsage =
+    "usage: kernelgate repro DIR|--self-check --op OP --sample 'LINE' [--values normal|special|positive]\n"
+    "                        [--index N] [--seed N] [--policy NAME|FILE] [--out DIR]\n"
+    "\n"
+    "Re-runs one sample: LINE is the sample in trace syntax as results.json gives it (with or\n"
+    "without 'cnt: N, '); with the same --seed, --values and --index the values are the same.\n"
+    "Exit status as for eval.\n";
+
+struct Cli {
+  kg::harness::EvalOptions opt;
+  std::string policy_name = kg::policy::kDefaultProfile;
+  std::string feedback_file;
+  std::string op, sample, values = "normal";
+  long index = 0;
+};
+
+int usage_error(const char* cmd, const char* usage, const std::string& msg) {
+  std::fprintf(stderr, "kernelgate %s: %s\n\n%s", cmd, msg.c_str(), usage);
   return 2;
 }
 
-}  // namespace
+bool parse_uint(const char* v, unsigned long long* out) {
+  char* end = nullptr;
+  errno = 0;
+  *out = std::strtoull(v, &end, 0);
+  return !errno && end && !*end && *v && *v != '-';
+}
 
-int kg_cmd_eval(int argc, char** argv) {
-  kg::harness::EvalOptions opt;
-  std::string policy_name = kg::policy::kDefaultProfile;
+// Parses the options; returns -1 to go on, else the exit status.
+int parse(int argc, char** argv, bool repro, Cli* cli) {
+  const char* cmd = repro ? "repro" : "eval";
+  const char* usage = repro ? kReproUsage : kEvalUsage;
+  auto& opt = cli->opt;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto value = [&](const char* flag) -> const char* {
-      if (i + 1 >= argc) return nullptr;
-      (void)flag;
-      return argv[++i];
-    };
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    const bool takes_value = a == "--suite" || a == "--ops" || a == "--policy" || a == "--device" || a == "--out" || a == "--seed" ||
+                             a == "--runner" || a == "--feedback" || (repro && (a == "--op" || a == "--sample" || a == "--values" || a == "--index"));
     if (a == "--help" || a == "-h") {
-      std::fputs(kEvalUsage, stdout);
+      std::fputs(usage, stdout);
       return 0;
-    } else if (a == "--suite" || a == "--ops" || a == "--policy" || a == "--device" || a == "--out" || a == "--seed" ||
-               a == "--runner") {
-      const char* v = value(a.c_str());
-      if (!v) return usage_error(a + " needs a value");
+    } else if (takes_value) {
+      const char* v = value();
+      if (!v) return usage_error(cmd, usage, a + " needs a value");
+      unsigned long long n = 0;
       if (a == "--suite") opt.suite = v;
-      else if (a == "--policy") policy_name = v;
+      else if (a == "--policy") cli->policy_name = v;
       else if (a == "--device") opt.device = v;
       else if (a == "--out") opt.out_dir = v;
       else if (a == "--runner") opt.runner_path = v;
-      else if (a == "--ops") {
-        std::string list = v, cur;
-        for (char c : list + ",") {
+      else if (a == "--feedback") cli->feedback_file = v;
+      else if (a == "--op") cli->op = v;
+      else if (a == "--sample") cli->sample = v;
+      else if (a == "--values") cli->values = v;
+      else if (a == "--index") {
+        if (!parse_uint(v, &n) || n > 1000000) return usage_error(cmd, usage, std::string("--index must be a sample index, got '") + v + "'");
+        cli->index = static_cast<long>(n);
+      } else if (a == "--seed") {
+        if (!parse_uint(v, &n)) return usage_error(cmd, usage, std::string("--seed must be a non-negative integer, got '") + v + "'");
+        opt.seed = n;
+        opt.seed_given = true;
+      } else if (a == "--ops") {
+        std::string cur;
+        for (char c : std::string(v) + ",") {
           if (c == ',') {
             if (!cur.empty()) opt.ops.push_back(cur);
             cur.clear();
@@ -65,67 +100,103 @@ int kg_cmd_eval(int argc, char** argv) {
             cur += c;
           }
         }
-        if (opt.ops.empty()) return usage_error("--ops needs at least one overload name");
-      } else if (a == "--seed") {
-        char* end = nullptr;
-        errno = 0;
-        unsigned long long s = std::strtoull(v, &end, 0);
-        if (errno || !end || *end || !*v) return usage_error(std::string("--seed must be a non-negative integer, got '") + v + "'");
-        opt.seed = s;
-        opt.seed_given = true;
+        if (opt.ops.empty()) return usage_error(cmd, usage, "--ops needs at least one overload name");
       }
     } else if (a == "--self-check") {
       opt.self_check = true;
     } else if (a == "--no-timing") {
       opt.timing = false;
+    } else if (a == "--tolerance-sweep" && !repro) {
+      opt.tolerance_sweep = true;
     } else if (a == "--verbose" || a == "-v") {
       opt.verbose = true;
     } else if (!a.empty() && a[0] == '-') {
-      return usage_error("unknown option " + a);
+      return usage_error(cmd, usage, "unknown option " + a);
     } else if (opt.submission.empty()) {
       opt.submission = a;
     } else {
-      return usage_error("more than one submission directory given");
+      return usage_error(cmd, usage, "more than one submission directory given");
     }
   }
-  if (opt.self_check) {
-    if (!opt.submission.empty()) return usage_error("--self-check takes no submission directory");
-  } else if (opt.submission.empty()) {
-    return usage_error("no submission directory given");
-  }
+  if (opt.self_check && !opt.submission.empty()) return usage_error(cmd, usage, "--self-check takes no submission directory");
+  if (!opt.self_check && opt.submission.empty()) return usage_error(cmd, usage, "no submission directory given");
   if (opt.device == "auto") opt.device = "cpu";
-  if (opt.device != "cpu" && opt.device != "cuda") return usage_error("--device must be cpu, cuda or auto");
+  if (opt.device != "cpu" && opt.device != "cuda") return usage_error(cmd, usage, "--device must be cpu, cuda or auto");
   std::error_code ec;
-  if (!opt.self_check && !std::filesystem::is_directory(opt.submission, ec)) {
-    std::fprintf(stderr, "kernelgate eval: %s: not a directory\n", opt.submission.c_str());
-    return 2;
+  if (!opt.self_check) {
+    if (!std::filesystem::is_directory(opt.submission, ec)) {
+      std::fprintf(stderr, "kernelgate %s: %s: not a directory\n", cmd, opt.submission.c_str());
+      return 2;
+    }
+    opt.submission = std::filesystem::absolute(opt.submission).lexically_normal().string();
+    if (opt.submission.size() > 1 && opt.submission.back() == '/') opt.submission.pop_back();
   }
-  if (!opt.self_check) opt.submission = std::filesystem::absolute(opt.submission).lexically_normal().string();
-  if (!opt.submission.empty() && opt.submission.back() == '/') opt.submission.pop_back();
+  if (repro) {
+    if (cli->op.empty() || cli->sample.empty()) return usage_error(cmd, usage, "--op and --sample are required");
+    kg::harness::EvalOptions::Repro r;
+    r.op = cli->op;
+    r.index = static_cast<int>(cli->index);
+    r.sample.op = cli->op;
+    r.sample.label = "repro";
+    if (cli->values == "normal") r.sample.family = kg::harness::ValueFamily::Normal;
+    else if (cli->values == "special") r.sample.family = kg::harness::ValueFamily::Special;
+    else if (cli->values == "positive") r.sample.family = kg::harness::ValueFamily::Positive;
+    else return usage_error(cmd, usage, "--values must be normal, special or positive");
+    try {
+      r.sample.call = kg::trace::parse_call(cli->sample, "--sample");
+    } catch (const std::exception& e) {
+      return usage_error(cmd, usage, e.what());
+    }
+    opt.repro = r;
+    opt.timing = false;
+  }
+  return -1;
+}
 
+int run(Cli& cli) {
+  const char* cmd = cli.opt.repro ? "repro" : "eval";
   kg::policy::Policy policy;
-  try {
-    policy = kg::policy::load(policy_name);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "kernelgate eval: %s\n", e.what());
-    return 2;
-  }
   kg::harness::Report report;
   try {
-    report = kg::harness::evaluate(opt, policy);
+    policy = kg::policy::load(cli.policy_name);
+    report = kg::harness::evaluate(cli.opt, policy);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "kernelgate eval: %s\n", e.what());
+    std::fprintf(stderr, "kernelgate %s: %s\n", cmd, e.what());
     return 2;
   }
-  std::filesystem::create_directories(opt.out_dir, ec);
-  const std::string path = (std::filesystem::path(opt.out_dir) / "results.json").string();
+  std::error_code ec;
+  std::filesystem::create_directories(cli.opt.out_dir, ec);
+  const std::string path = (std::filesystem::path(cli.opt.out_dir) / "results.json").string();
   std::ofstream out(path);
   out << kg::harness::report_json(report);
   if (!out) {
-    std::fprintf(stderr, "kernelgate eval: cannot write %s\n", path.c_str());
+    std::fprintf(stderr, "kernelgate %s: cannot write %s\n", cmd, path.c_str());
     return 2;
+  }
+  if (!cli.feedback_file.empty()) {
+    std::ofstream fb(cli.feedback_file);
+    fb << kg::harness::report_feedback(report);
+    if (!fb) {
+      std::fprintf(stderr, "kernelgate %s: cannot write %s\n", cmd, cli.feedback_file.c_str());
+      return 2;
+    }
   }
   std::cout << kg::harness::report_table(report);
   std::cout << "\nresults: " << path << "\n";
   return kg::harness::report_exit_code(report);
+}
+
+}  // namespace
+
+int kg_cmd_eval(int argc, char** argv) {
+  Cli cli;
+  int rc = parse(argc, argv, false, &cli);
+  return rc >= 0 ? rc : run(cli);
+}
+
+int kg_cmd_repro(int argc, char** argv) {
+  Cli cli;
+  cli.opt.out_dir = "kernelgate-repro";
+  int rc = parse(argc, argv, true, &cli);
+  return rc >= 0 ? rc : run(cli);
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 int kg_cmd_eval(int argc, char** argv);
+int kg_cmd_repro(int argc, char** argv);
 int kg_cmd_sandbox(int argc, char** argv);
 int kg_cmd_policy(int argc, char** argv);
 
@@ -14,6 +15,7 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  eval DIR      evaluate a submission: build, run on chosen inputs, compare with PyTorch, time\n"
+    "  repro DIR     re-run one sample of a submission (the line results.json gives)\n"
     "  sandbox       run any command under a sandbox profile and print its result record\n"
     "  policy        list policy profiles or show one's effective settings\n"
     "  version       print the version\n"
@@ -30,6 +32,7 @@ int main(int argc, char** argv) {
   }
   std::string cmd = argv[1];
   if (cmd == "eval") return kg_cmd_eval(argc - 1, argv + 1);
+  if (cmd == "repro") return kg_cmd_repro(argc - 1, argv + 1);
   if (cmd == "sandbox") return kg_cmd_sandbox(argc - 1, argv + 1);
   if (cmd == "policy") return kg_cmd_policy(argc - 1, argv + 1);
   if (cmd == "version" || cmd == "--version") {

@@ -1,11 +1,11 @@
 // Evaluating a submission: build each op folder, run its samples in a sandboxed runner, judge
-// every call against the libtorch reference, time the passing ops against eager.
+// every call against the libtorch reference, time the passing ops against eager run by a clean
+// runner through the same loop, and bound every claimed time by the supervisor's clock and the
+// device's roofline.
 #include "kernelgate/harness.h"
 #include "kernelgate/loader.h"
 
 #include <ATen/ATen.h>
-#include <ATen/core/dispatch/Dispatcher.h>
-#include <c10/core/InferenceMode.h>
 #include <torch/version.h>
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iostream>
 #include <random>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -33,11 +34,13 @@ std::mt19937_64 sample_rng(uint64_t seed, const std::string& op, size_t index) {
   return std::mt19937_64(seq);
 }
 
-double median(std::vector<double> v) {
+double quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  double pos = q * static_cast<double>(v.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(v.size() - 1, lo + 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
 }
 
 int64_t input_numel(const std::vector<c10::IValue>& inputs) {
@@ -47,18 +50,22 @@ int64_t input_numel(const std::vector<c10::IValue>& inputs) {
   return n;
 }
 
-Failure failure_for(const Sample& s, const std::vector<c10::IValue>& inputs, const std::string& category, const std::string& message) {
-  Failure f;
-  f.category = category;
-  f.sample = trace::format_call(s.call);
-  f.label = s.label;
-  f.family = family_name(s.family);
-  f.traits = input_traits(s, inputs);
-  f.message = message;
-  return f;
+std::string fmt(double v) {
+  std::ostringstream o;
+  o.precision(4);
+  o << v;
+  return o.str();
 }
 
-// Maps a dead runner's record to a failure category (and a violation when the sandbox caught one).
+policy::Policy with_uniform_tolerance(const policy::Policy& p, double tol) {
+  policy::Policy q = p;
+  for (auto& [dtype, t] : q.tolerances) t = {tol, tol};
+  for (auto& [op, per_dtype] : q.op_tolerances)
+    for (auto& [dtype, t] : per_dtype) t = {tol, tol};
+  return q;
+}
+
+// Maps a dead runner's record to a failure category.
 std::string category_for_death(const loader::CallOutcome& out) {
   if (out.kind == loader::CallOutcome::Kind::Timeout) return "timeout";
   switch (out.record.status) {
@@ -68,226 +75,305 @@ std::string category_for_death(const loader::CallOutcome& out) {
   }
 }
 
-struct OpContext {
+// One sample with everything needed to judge and time it again.
+struct Judged {
+  size_t index = 0;
+  std::vector<c10::IValue> inputs, ref_returns, ref_args;
+  double call_s = 0;
+};
+
+// State shared by all ops of one evaluation.
+struct Run {
   const EvalOptions& options;
   const policy::Policy& policy;
-  const loader::OpFolder& folder;
-  const c10::FunctionSchema& schema;
-  std::string artifact;
-  std::unique_ptr<loader::RunnerClient> runner;
-  std::string registered;
+  uint64_t seed;
+  std::string work_dir;
+  DevicePeaks peaks;
+  std::unique_ptr<loader::RunnerClient> eager;  // a runner with no submission code: eager timing
 
-  std::string start_runner() {
+  loader::RunnerOptions runner_options(const std::string& artifact) const {
     loader::RunnerOptions ro;
     ro.runner_path = options.runner_path.empty() ? loader::default_runner_path() : options.runner_path;
     if (!artifact.empty()) ro.ro_binds = {fs::path(artifact).parent_path().string()};
-    ro.profile = sandbox::Profile::RunCpu;
+    ro.profile = options.device == "cuda" ? sandbox::Profile::RunCuda : sandbox::Profile::RunCpu;
     ro.limits.cpu_s = std::max(60.0, policy.run_call_time_s * 10);
     ro.limits.wall_s = std::max(120.0, policy.run_call_time_s * 20);
     ro.limits.memory_mb = static_cast<uint64_t>(policy.run_memory_mb);
     ro.limits.max_processes = 64;
+    return ro;
+  }
+
+  // Starts a runner and loads `artifact` (empty: the aten overload itself). "" or the error.
+  std::string start(std::unique_ptr<loader::RunnerClient>* runner, const std::string& artifact, const std::string& registered,
+                    const std::string& op) const {
     try {
-      runner = loader::RunnerClient::start(ro);
+      *runner = loader::RunnerClient::start(runner_options(artifact));
     } catch (const std::exception& e) {
       return e.what();
     }
-    return runner->load(artifact, registered, folder.op);
+    return (*runner)->load(artifact, registered, op);
   }
 };
 
-void time_op(OpContext& ctx, OpResult& r, const Sample& sample, const std::vector<c10::IValue>& inputs,
-             const std::vector<c10::IValue>& ref_returns, const std::vector<c10::IValue>& ref_args_after, double one_call_s) {
-  const auto& pol = ctx.policy;
-  int reps = pol.timing_min_reps;
-  if (one_call_s > 0) reps = static_cast<int>(std::ceil(pol.timing_min_seconds / one_call_s));
-  reps = std::clamp(reps, pol.timing_min_reps, pol.timing_max_reps);
-  const size_t n_returns = ctx.schema.returns().size();
-  loader::CallOutcome out = ctx.runner->call(inputs, n_returns, pol.run_call_time_s * (reps + pol.timing_warmup + 1),
-                                             pol.timing_warmup, reps);
-  if (out.kind != loader::CallOutcome::Kind::Ok || out.times_s.empty()) return;
-  // The outputs of the timed calls are judged too: a kernel must not be right only when untimed.
-  auto mism = judge_call(ctx.schema, inputs, ref_returns, ref_args_after, out.returns, out.args_after, pol, r.op);
-  if (!mism.empty()) {
-    Failure f = failure_for(sample, inputs, mism.front().category, "wrong during timed calls: " + mism.front().detail);
-    f.mismatch = mism.front();
-    r.failures.push_back(f);
-    return;
+class OpEvaluation {
+ public:
+  OpEvaluation(Run& run, const loader::OpFolder& folder) : run_(run), pol_(run.policy), folder_(folder) {
+    r_.op = folder.op;
+    r_.kind = loader::kind_name(folder.kind);
   }
-  // Eager, the same loop: a fresh exact copy of the inputs per call, outside the timed region.
-  auto handle = c10::Dispatcher::singleton().findSchemaOrThrow(ctx.schema.name().c_str(), ctx.schema.overload_name().c_str());
-  c10::InferenceMode guard;
-  std::vector<double> eager;
-  for (int i = 0; i < pol.timing_warmup + reps; ++i) {
-    std::vector<c10::IValue> args = loader::clone_values(inputs);
-    c10::Stack stack(args.begin(), args.end());
+
+  OpResult evaluate() {
     auto t0 = Clock::now();
-    handle.callBoxed(&stack);
-    double t = seconds_since(t0);
-    if (i >= pol.timing_warmup) eager.push_back(t);
-  }
-  Timing t;
-  t.candidate_median_s = median(out.times_s);
-  t.eager_median_s = median(eager);
-  t.reps = reps;
-  t.sample = trace::format_call(sample.call);
-  r.timing = t;
-  if (t.candidate_median_s > 0) r.speedup = t.eager_median_s / t.candidate_median_s;
-}
-
-OpResult evaluate_op(const EvalOptions& options, const policy::Policy& policy, const loader::OpFolder& folder, uint64_t seed,
-                     const std::string& work_dir) {
-  auto t0 = Clock::now();
-  OpResult r;
-  r.op = folder.op;
-  r.kind = loader::kind_name(folder.kind);
-  auto finish = [&]() -> OpResult {
-    r.eval_s = seconds_since(t0);
-    for (const auto& f : r.failures)
-      for (const auto& name : {"special_values", "broadcasting", "non_contiguous", "dtype", "large_sizes", "empty_or_0d"}) {
-        std::string traits = trait_names(f.traits);
-        if (("," + traits + ",").find(std::string(",") + name + ",") != std::string::npos) r.failure_traits[name]++;
-      }
-    bool rejected = false;
-    for (const auto& v : r.violations) rejected |= policy.action_for(v.rule) == policy::Action::Reject;
-    if (!r.error.empty()) r.verdict = "error";
-    else if (rejected) r.verdict = "rejected";
-    else if (!r.failures.empty() || r.passed < r.total) r.verdict = "fail";
-    else r.verdict = "pass";
-    if (r.verdict != "pass") r.speedup.reset();  // a wrong op never contributes a speedup
-    return r;
-  };
-
-  const c10::FunctionSchema* schema = nullptr;
-  try {
-    schema = &loader::aten_schema(folder.op);
-  } catch (const std::exception& e) {
-    r.error = e.what();
+    evaluate_samples();
+    r_.eval_s = seconds_since(t0);
     return finish();
   }
-  std::vector<Sample> samples = suite_samples(options.suite, folder.op);
-  if (samples.empty()) {
-    r.error = "suite '" + options.suite + "' has no samples for " + folder.op;
-    return finish();
-  }
-  r.total = static_cast<int>(samples.size());
 
-  std::string artifact;  // stays empty in self-check: the runner calls the aten overload itself
-  if (!options.self_check) {
+ private:
+  Failure failure(const Sample& s, size_t index, const std::vector<c10::IValue>& inputs, const std::string& category,
+                  const std::string& message) const {
+    Failure f;
+    f.category = category;
+    f.sample = trace::format_call(s.call);
+    f.index = static_cast<int>(index);
+    f.label = s.label;
+    f.family = family_name(s.family);
+    f.traits = input_traits(s, inputs);
+    f.message = message;
+    return f;
+  }
+
+  std::vector<Sample> samples() const {
+    if (run_.options.repro) return {run_.options.repro->sample};
+    return suite_samples(run_.options.suite, folder_.op);
+  }
+  size_t rng_index(size_t i) const { return run_.options.repro ? static_cast<size_t>(run_.options.repro->index) : i; }
+
+  bool build() {
+    if (run_.options.self_check) return true;  // the runner calls the aten overload itself
     loader::BuildOptions bo;
-    bo.work_dir = work_dir;
-    bo.submission_root = options.submission;
-    bo.time_s = policy.compile_time_s;
-    bo.memory_mb = static_cast<uint64_t>(policy.compile_memory_mb);
-    loader::BuildResult built = loader::build(folder, bo);
-    r.build_s = built.seconds;
-    r.build_log = built.log.substr(0, 8000);
-    if (!built.ok) {
-      if (built.record.status == sandbox::Status::XX && !built.record.message.empty()) {
-        r.error = "build sandbox failed: " + built.record.message;
-        return finish();
-      }
+    bo.work_dir = run_.work_dir;
+    bo.submission_root = run_.options.submission;
+    bo.time_s = pol_.compile_time_s;
+    bo.memory_mb = static_cast<uint64_t>(pol_.compile_memory_mb);
+    loader::BuildResult built = loader::build(folder_, bo);
+    r_.build_s = built.seconds;
+    r_.build_log = built.log.substr(0, 8000);
+    if (built.ok) {
+      artifact_ = built.artifact;
+      return true;
+    }
+    if (built.record.status == sandbox::Status::XX && !built.record.message.empty()) {
+      r_.error = "build sandbox failed: " + built.record.message;
+    } else {
       Failure f;
       f.category = "compile_error";
       f.message = built.error;
-      r.failures.push_back(f);
-      return finish();
+      r_.failures.push_back(f);
     }
-    artifact = built.artifact;
-  }
-  OpContext ctx{options, policy, folder, *schema, artifact, nullptr, std::string(loader::kRegistryNamespace) + "::" + folder.folder};
-  std::string err = ctx.start_runner();
-  if (!err.empty()) {
-    Failure f;
-    f.category = "runtime_error";
-    f.message = "loading the artifact failed: " + err;
-    r.failures.push_back(f);
-    return finish();
+    return false;
   }
 
-  const size_t n_returns = schema->returns().size();
-  int best = -1;
-  int64_t best_numel = -1;
-  std::vector<c10::IValue> best_inputs, best_ref_returns, best_ref_args;
-  double best_call_s = 0;
-  for (size_t i = 0; i < samples.size(); ++i) {
-    const Sample& s = samples[i];
-    std::mt19937_64 rng = sample_rng(seed, folder.op, i);
-    std::vector<c10::IValue> inputs;
-    std::vector<c10::IValue> ref_args, ref_returns;
+  std::string registered() const { return std::string(loader::kRegistryNamespace) + "::" + folder_.folder; }
+
+  void evaluate_samples() {
     try {
-      inputs = make_inputs(*schema, s, rng);
+      schema_ = &loader::aten_schema(folder_.op);
     } catch (const std::exception& e) {
-      r.error = "sample " + std::to_string(i) + " (" + trace::format_call(s.call) + ") is unusable: " + e.what();
-      return finish();
+      r_.error = e.what();
+      return;
+    }
+    const std::vector<Sample> all = samples();
+    if (all.empty()) {
+      r_.error = "suite '" + run_.options.suite + "' has no samples for " + folder_.op;
+      return;
+    }
+    r_.total = static_cast<int>(all.size());
+    if (!build()) return;
+    if (std::string err = run_.start(&runner_, artifact_, registered(), folder_.op); !err.empty()) {
+      Failure f;
+      f.category = "runtime_error";
+      f.message = "loading the artifact failed: " + err;
+      r_.failures.push_back(f);
+      return;
+    }
+    std::vector<Judged> passed;
+    for (size_t i = 0; i < all.size(); ++i) {
+      auto j = judge_sample(all[i], i);
+      if (j) passed.push_back(std::move(*j));
+    }
+    if (run_.options.timing && pol_.timing && r_.failures.empty() && !passed.empty()) time_samples(all, passed);
+    if (runner_ && runner_->alive()) {
+      sandbox::Record rec = runner_->finish();
+      if (rec.status == sandbox::Status::SV)
+        r_.violations.push_back({"sandbox_violation", "syscall " + rec.syscall + " denied: " + rec.message});
+    }
+  }
+
+  // Runs one sample; returns it when it passed.
+  std::optional<Judged> judge_sample(const Sample& s, size_t i) {
+    std::mt19937_64 rng = sample_rng(run_.seed, folder_.op, rng_index(i));
+    Judged j;
+    j.index = i;
+    try {
+      j.inputs = make_inputs(*schema_, s, rng);
+    } catch (const std::exception& e) {
+      r_.error = "sample " + std::to_string(i) + " (" + trace::format_call(s.call) + ") is unusable: " + e.what();
+      return std::nullopt;
     }
     try {
-      ref_args = loader::clone_values(inputs);
-      ref_returns = call_reference(*schema, ref_args);
+      j.ref_args = loader::clone_values(j.inputs);
+      j.ref_returns = call_reference(*schema_, j.ref_args);
     } catch (const std::exception& e) {
       std::string why = e.what();
-      r.skipped.push_back({trace::format_call(s.call), why.substr(0, why.find('\n'))});
-      r.total--;
-      continue;
+      r_.skipped.push_back({trace::format_call(s.call), why.substr(0, why.find('\n'))});
+      r_.total--;
+      return std::nullopt;
     }
-    if (!ctx.runner || !ctx.runner->alive()) {
-      std::string e = ctx.start_runner();
-      if (!e.empty()) {
-        r.failures.push_back(failure_for(s, inputs, "runtime_error", "restarting the runner failed: " + e));
-        continue;
+    if (!runner_ || !runner_->alive()) {
+      if (std::string e = run_.start(&runner_, artifact_, registered(), folder_.op); !e.empty()) {
+        r_.failures.push_back(failure(s, i, j.inputs, "runtime_error", "restarting the runner failed: " + e));
+        return std::nullopt;
       }
     }
-    loader::CallOutcome out = ctx.runner->call(inputs, n_returns, policy.run_call_time_s);
+    loader::CallOutcome out = runner_->call(j.inputs, schema_->returns().size(), pol_.run_call_time_s);
     switch (out.kind) {
       case loader::CallOutcome::Kind::Ok: {
-        auto mism = judge_call(*schema, inputs, ref_returns, ref_args, out.returns, out.args_after, policy, folder.op);
-        if (mism.empty()) {
-          r.passed++;
-          int64_t n = input_numel(inputs);
-          if (n > best_numel) {
-            best = static_cast<int>(i);
-            best_numel = n;
-            best_inputs = inputs;
-            best_ref_returns = ref_returns;
-            best_ref_args = ref_args;
-            best_call_s = out.supervisor_wall_s;
+        auto mism = judge_call(*schema_, j.inputs, j.ref_returns, j.ref_args, out.returns, out.args_after, pol_, folder_.op);
+        if (run_.options.tolerance_sweep)
+          for (double tol : sweep_tolerances()) {
+            auto at = judge_call(*schema_, j.inputs, j.ref_returns, j.ref_args, out.returns, out.args_after,
+                                 with_uniform_tolerance(pol_, tol), folder_.op);
+            r_.sweep_passed[fmt(tol)] += at.empty() ? 1 : 0;
           }
-        } else {
-          Failure f = failure_for(s, inputs, mism.front().category, mism.front().detail);
-          f.mismatch = mism.front();
-          r.failures.push_back(f);
+        if (mism.empty()) {
+          r_.passed++;
+          j.call_s = out.supervisor_wall_s;
+          return j;
         }
-        break;
+        Failure f = failure(s, i, j.inputs, mism.front().category, mism.front().detail);
+        f.mismatch = mism.front();
+        r_.failures.push_back(f);
+        return std::nullopt;
       }
       case loader::CallOutcome::Kind::OpError:
-        r.failures.push_back(failure_for(s, inputs, "runtime_error", out.message));
-        break;
+        r_.failures.push_back(failure(s, i, j.inputs, "runtime_error", out.message));
+        return std::nullopt;
       case loader::CallOutcome::Kind::ProtocolViolation:
-        r.violations.push_back({"protocol_violation", out.message});
-        r.failures.push_back(failure_for(s, inputs, "crash", "runner killed after a protocol violation: " + out.message));
-        break;
+        r_.violations.push_back({"protocol_violation", out.message});
+        r_.failures.push_back(failure(s, i, j.inputs, "crash", "runner killed after a protocol violation: " + out.message));
+        return std::nullopt;
       case loader::CallOutcome::Kind::Died:
       case loader::CallOutcome::Kind::Timeout: {
         std::string msg = out.message;
         if (!out.record.message.empty()) msg += " [" + std::string(sandbox::status_name(out.record.status)) + ": " + out.record.message + "]";
         if (!out.record.stderr_text.empty()) msg += " stderr: " + out.record.stderr_text.substr(0, 1000);
-        r.failures.push_back(failure_for(s, inputs, category_for_death(out), msg));
+        r_.failures.push_back(failure(s, i, j.inputs, category_for_death(out), msg));
         if (out.record.status == sandbox::Status::SV)
-          r.violations.push_back({"sandbox_violation", "syscall " + out.record.syscall + " denied: " + out.record.message});
-        break;
+          r_.violations.push_back({"sandbox_violation", "syscall " + out.record.syscall + " denied: " + out.record.message});
+        return std::nullopt;
       }
     }
+    return std::nullopt;
   }
-  if (options.timing && policy.timing && r.failures.empty() && best >= 0 && ctx.runner && ctx.runner->alive())
-    time_op(ctx, r, samples[static_cast<size_t>(best)], best_inputs, best_ref_returns, best_ref_args, best_call_s);
-  if (ctx.runner && ctx.runner->alive()) {
-    sandbox::Record rec = ctx.runner->finish();
-    if (rec.status == sandbox::Status::SV)
-      r.violations.push_back({"sandbox_violation", "syscall " + rec.syscall + " denied: " + rec.message});
+
+  // Times the largest passing samples: candidate and eager through the same runner loop.
+  void time_samples(const std::vector<Sample>& all, std::vector<Judged>& passed) {
+    std::sort(passed.begin(), passed.end(), [](const Judged& a, const Judged& b) { return input_numel(a.inputs) > input_numel(b.inputs); });
+    if (passed.size() > static_cast<size_t>(std::max(1, run_.options.timed_samples))) passed.resize(static_cast<size_t>(run_.options.timed_samples));
+    double log_sum = 0;
+    int timed = 0;
+    for (const Judged& j : passed) {
+      if (!runner_ || !runner_->alive()) return;
+      const Sample& s = all[j.index];
+      int reps = pol_.timing_min_reps;
+      if (j.call_s > 0) reps = static_cast<int>(std::ceil(pol_.timing_min_seconds / j.call_s));
+      reps = std::clamp(reps, pol_.timing_min_reps, pol_.timing_max_reps);
+      const double budget = pol_.run_call_time_s * (reps + pol_.timing_warmup + 1);
+      const size_t n_returns = schema_->returns().size();
+      loader::CallOutcome cand = runner_->call(j.inputs, n_returns, budget, pol_.timing_warmup, reps);
+      if (cand.kind != loader::CallOutcome::Kind::Ok || cand.times_s.empty()) {
+        r_.failures.push_back(failure(s, j.index, j.inputs, cand.kind == loader::CallOutcome::Kind::Timeout ? "timeout" : "runtime_error",
+                                      "the timed calls failed: " + cand.message));
+        return;
+      }
+      // The outputs of the timed calls are judged too: a kernel must not be right only when untimed.
+      auto mism = judge_call(*schema_, j.inputs, j.ref_returns, j.ref_args, cand.returns, cand.args_after, pol_, folder_.op);
+      if (!mism.empty()) {
+        Failure f = failure(s, j.index, j.inputs, mism.front().category, "wrong during the timed calls: " + mism.front().detail);
+        f.mismatch = mism.front();
+        r_.failures.push_back(f);
+        return;
+      }
+      // The runner reports, the supervisor bounds: claimed times must fit in the supervisor's
+      // own clock around the exchange.
+      double claimed = 0;
+      for (double t : cand.times_s) claimed += t;
+      if (claimed > cand.supervisor_wall_s) {
+        r_.violations.push_back({"protocol_violation", "runner claims " + fmt(claimed) + " s of timed calls in an exchange the supervisor measured at " +
+                                                           fmt(cand.supervisor_wall_s) + " s"});
+        return;
+      }
+      if (!run_.eager || !run_.eager->alive()) {
+        if (std::string e = run_.start(&run_.eager, "", "", folder_.op); !e.empty()) return;
+      } else if (std::string e = run_.eager->load("", "", folder_.op); !e.empty()) {
+        return;
+      }
+      loader::CallOutcome eager = run_.eager->call(j.inputs, n_returns, budget * 4, pol_.timing_warmup, reps);
+      if (eager.kind != loader::CallOutcome::Kind::Ok || eager.times_s.empty()) return;
+      Timing t;
+      t.sample = trace::format_call(s.call);
+      t.reps = reps;
+      t.candidate_median_s = quantile(cand.times_s, 0.5);
+      t.candidate_iqr_s = quantile(cand.times_s, 0.75) - quantile(cand.times_s, 0.25);
+      t.eager_median_s = quantile(eager.times_s, 0.5);
+      t.eager_iqr_s = quantile(eager.times_s, 0.75) - quantile(eager.times_s, 0.25);
+      t.floor_s = roofline_floor_s(*schema_, j.inputs, j.ref_returns, run_.peaks);
+      t.speedup = t.candidate_median_s > 0 ? t.eager_median_s / t.candidate_median_s : 0;
+      if (t.candidate_median_s < t.floor_s) {
+        r_.violations.push_back({"impossible_speed", "median " + fmt(t.candidate_median_s) + " s on " + t.sample +
+                                                         " is under the roofline floor of " + fmt(t.floor_s) + " s"});
+      }
+      r_.timings.push_back(t);
+      if (t.speedup > 0) {
+        log_sum += std::log(t.speedup);
+        timed++;
+      }
+    }
+    if (timed > 0) r_.speedup = std::exp(log_sum / timed);
   }
-  return finish();
-}
+
+  OpResult finish() {
+    for (const auto& f : r_.failures) {
+      std::string traits = "," + trait_names(f.traits) + ",";
+      for (const char* name : {"special_values", "broadcasting", "non_contiguous", "dtype", "large_sizes", "empty_or_0d"})
+        if (traits.find(std::string(",") + name + ",") != std::string::npos) r_.failure_traits[name]++;
+    }
+    bool rejected = false;
+    for (const auto& v : r_.violations) rejected |= pol_.action_for(v.rule) == policy::Action::Reject;
+    if (!r_.error.empty()) r_.verdict = "error";
+    else if (rejected) r_.verdict = "rejected";
+    else if (!r_.failures.empty() || r_.passed < r_.total) r_.verdict = "fail";
+    else r_.verdict = "pass";
+    if (r_.verdict != "pass") r_.speedup.reset();  // a wrong op never contributes a speedup
+    return r_;
+  }
+
+  Run& run_;
+  const policy::Policy& pol_;
+  const loader::OpFolder& folder_;
+  const c10::FunctionSchema* schema_ = nullptr;
+  std::string artifact_;
+  std::unique_ptr<loader::RunnerClient> runner_;
+  OpResult r_;
+};
 
 }  // namespace
+
+const std::vector<double>& sweep_tolerances() {
+  static const std::vector<double> v = {1e-5, 1e-3, 1e-2};
+  return v;
+}
 
 Report evaluate(const EvalOptions& options, const policy::Policy& policy) {
   auto t0 = Clock::now();
@@ -295,17 +381,17 @@ Report evaluate(const EvalOptions& options, const policy::Policy& policy) {
   rep.version = KG_VERSION_STRING;
   rep.torch_version = TORCH_VERSION;
   rep.device = options.device;
-  rep.suite = options.suite;
+  rep.suite = options.repro ? "repro" : options.suite;
   rep.policy = policy.name;
   rep.submission = options.submission;
   if (options.device != "cpu") throw std::runtime_error("device '" + options.device + "' is not available in this build (cpu only)");
-  suite_samples(options.suite, "");  // unknown suite: a configuration error, before any build
+  if (!options.repro) suite_samples(options.suite, "");  // unknown suite: a configuration error, before any build
   rep.seed_given = options.seed_given;
   rep.seed = options.seed_given ? options.seed : (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
 
   loader::ScanResult scan;
   if (options.self_check) {
-    for (const auto& op : suite_ops(options.suite)) {
+    for (const auto& op : options.repro ? std::vector<std::string>{options.repro->op} : suite_ops(options.suite)) {
       loader::OpFolder f;
       f.op = op;
       f.folder = loader::folder_for_op(op);
@@ -315,16 +401,19 @@ Report evaluate(const EvalOptions& options, const policy::Policy& policy) {
     scan = loader::scan_submission(options.submission);
   }
   rep.problems = scan.problems;
+  std::vector<std::string> wanted = options.ops;
+  if (options.repro) wanted = {options.repro->op};
   std::vector<loader::OpFolder> folders;
   for (const auto& f : scan.ops)
-    if (options.ops.empty() || std::find(options.ops.begin(), options.ops.end(), f.op) != options.ops.end()) folders.push_back(f);
-  for (const auto& want : options.ops) {
+    if (wanted.empty() || std::find(wanted.begin(), wanted.end(), f.op) != wanted.end()) folders.push_back(f);
+  for (const auto& want : wanted) {
     bool found = std::any_of(folders.begin(), folders.end(), [&](const loader::OpFolder& f) { return f.op == want; });
     if (!found) {
       OpResult r;
       r.op = want;
       r.verdict = "error";
-      r.error = "the submission has no folder " + loader::folder_for_op(want);
+      r.error = options.self_check ? "suite '" + options.suite + "' has no samples for " + want
+                                   : "the submission has no folder " + loader::folder_for_op(want);
       rep.ops.push_back(r);
     }
   }
@@ -332,10 +421,11 @@ Report evaluate(const EvalOptions& options, const policy::Policy& policy) {
   std::error_code ec;
   fs::create_directories(work, ec);
   if (ec) throw std::runtime_error(work.string() + ": cannot create: " + ec.message());
+  Run run{options, policy, rep.seed, work.string(), options.timing ? measure_peaks(options.device) : DevicePeaks{}, nullptr};
   for (const auto& f : folders) {
     if (options.verbose) std::cerr << "kernelgate: evaluating " << f.op << "\n";
     try {
-      rep.ops.push_back(evaluate_op(options, policy, f, rep.seed, work.string()));
+      rep.ops.push_back(OpEvaluation(run, f).evaluate());
     } catch (const std::exception& e) {
       // A failure of kernelgate itself for one op never loses the other ops' results.
       OpResult r;
@@ -346,6 +436,7 @@ Report evaluate(const EvalOptions& options, const policy::Policy& policy) {
       rep.ops.push_back(r);
     }
   }
+  if (run.eager && run.eager->alive()) run.eager->finish();
   rep.wall_s = seconds_since(t0);
   return rep;
 }

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -24,9 +25,23 @@ json traits_json(unsigned traits) {
   return a;
 }
 
-json failure_json(const Failure& f) {
+// A command line that re-runs exactly this sample (same values: same seed and sample index).
+std::string repro_command(const Report& rep, const std::string& op, const Failure& f) {
+  std::string quoted;
+  for (char c : f.sample) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  std::ostringstream o;
+  o << "kernelgate repro " << (rep.submission.empty() ? "--self-check" : rep.submission) << " --op " << op << " --sample '" << quoted
+    << "' --values " << f.family << " --index " << f.index << " --seed " << rep.seed << " --policy " << rep.policy;
+  return o.str();
+}
+
+json failure_json(const Report& rep, const std::string& op, const Failure& f) {
   json ev = json::object();
   if (!f.sample.empty()) ev["sample"] = f.sample;
+  if (f.index >= 0) {
+    ev["sample_index"] = f.index;
+    ev["repro"] = repro_command(rep, op, f);
+  }
   if (!f.label.empty()) ev["label"] = f.label;
   if (!f.family.empty()) ev["values"] = f.family;
   ev["input_traits"] = traits_json(f.traits);
@@ -72,19 +87,28 @@ std::string report_json(const Report& rep) {
     for (const auto& [sample, why] : r.skipped) sk.push_back({{"sample", sample}, {"reason", why}});
     o["skipped"] = sk;
     json fs = json::array();
-    for (const auto& f : r.failures) fs.push_back(failure_json(f));
+    for (const auto& f : r.failures) fs.push_back(failure_json(rep, r.op, f));
     o["failures"] = fs;
     json vs = json::array();
     for (const auto& v : r.violations) vs.push_back({{"rule", v.rule}, {"evidence", v.evidence}});
     o["violations"] = vs;
     o["speedup"] = r.speedup ? finite_or_null(*r.speedup) : json(nullptr);
-    if (r.timing)
-      o["timing"] = {{"candidate_median_s", r.timing->candidate_median_s},
-                     {"eager_median_s", r.timing->eager_median_s},
-                     {"reps", r.timing->reps},
-                     {"sample", r.timing->sample}};
-    else
-      o["timing"] = nullptr;
+    json ts = json::array();
+    for (const auto& t : r.timings)
+      ts.push_back({{"sample", t.sample},
+                    {"reps", t.reps},
+                    {"candidate_median_s", t.candidate_median_s},
+                    {"candidate_iqr_s", t.candidate_iqr_s},
+                    {"eager_median_s", t.eager_median_s},
+                    {"eager_iqr_s", t.eager_iqr_s},
+                    {"roofline_floor_s", t.floor_s},
+                    {"speedup", finite_or_null(t.speedup)}});
+    o["timing"] = ts;
+    if (!r.sweep_passed.empty()) {
+      json sw = json::object();
+      for (const auto& [tol, n] : r.sweep_passed) sw[tol] = {{"passed", n}, {"total", r.total}};
+      o["tolerance_sweep"] = sw;
+    }
     o["failure_traits"] = r.failure_traits;
     o["build_seconds"] = r.build_s;
     o["eval_seconds"] = r.eval_s;
@@ -101,6 +125,16 @@ std::string report_json(const Report& rep) {
   }
   json problems = json::array();
   for (const auto& [folder, why] : rep.problems) problems.push_back({{"folder", folder}, {"problem", why}});
+  // fast_p: the fraction of ops that are correct and faster than p times eager.
+  json fast = json::object();
+  for (double p : {0.0, 1.0, 1.5, 2.0}) {
+    int n = 0;
+    for (const auto& r : rep.ops)
+      if (r.verdict == "pass" && (p == 0.0 || (r.speedup && *r.speedup > p))) n++;
+    std::ostringstream key;
+    key << "fast_" << p;
+    fast[key.str()] = rep.ops.empty() ? 0.0 : static_cast<double>(n) / static_cast<double>(rep.ops.size());
+  }
   json summary = {{"ops", rep.ops.size()},
                   {"passed", passed_ops},
                   {"failed", failed},
@@ -109,6 +143,8 @@ std::string report_json(const Report& rep) {
                   {"tests_total", tests},
                   {"tests_passed", tests_passed},
                   {"fraction_ops_correct", rep.ops.empty() ? 0.0 : static_cast<double>(passed_ops) / static_cast<double>(rep.ops.size())},
+                  {"test_pass_rate", tests ? static_cast<double>(tests_passed) / tests : 0.0},
+                  {"fast_p", fast},
                   {"geomean_speedup_correct_ops", speedups.empty() ? json(nullptr) : json(geomean(speedups))},
                   {"wall_seconds", rep.wall_s}};
   json doc = {{"kernelgate_version", rep.version},
@@ -156,6 +192,44 @@ std::string report_table(const Report& rep) {
     if (!f.sample.empty()) o << "  sample: " << f.sample << (f.family.empty() ? "" : "  values: " + f.family) << "\n";
   }
   for (const auto& [folder, why] : rep.problems) o << "\nskipped folder " << folder << ": " << why << "\n";
+  return o.str();
+}
+
+std::string report_feedback(const Report& rep) {
+  std::ostringstream o;
+  int failing = 0;
+  for (const auto& r : rep.ops) {
+    if (r.verdict == "pass") continue;
+    failing++;
+    o << "## " << r.op << ": " << r.verdict;
+    if (r.total > 0) o << " (" << r.passed << " of " << r.total << " tests passed)";
+    o << "\n";
+    if (!r.error.empty()) o << "- kernelgate could not evaluate it: " << r.error << "\n";
+    for (const auto& v : r.violations) o << "- rule " << v.rule << ": " << v.evidence << "\n";
+    if (!r.failure_traits.empty()) {
+      o << "- failures concentrate on inputs with:";
+      for (const auto& [t, n] : r.failure_traits) o << " " << t << " (" << n << ")";
+      o << "\n";
+    }
+    // At most three failures, one per category first: enough to act on, short enough to paste.
+    std::map<std::string, int> shown;
+    int lines = 0;
+    for (const auto& f : r.failures) {
+      if (lines >= 3 || shown[f.category]++ > 0) continue;
+      lines++;
+      o << "- " << f.category;
+      if (!f.sample.empty()) {
+        std::string spec = f.sample.substr(f.sample.find(", ") == std::string::npos ? 0 : f.sample.find(", ") + 2);
+        o << " on " << spec;
+        if (!f.family.empty() && f.family != "normal") o << " with " << f.family << " values";
+      }
+      o << ": " << f.message.substr(0, 600) << "\n";
+    }
+    if (!r.build_log.empty() && std::any_of(r.failures.begin(), r.failures.end(), [](const Failure& f) { return f.category == "compile_error"; }))
+      o << "- compiler output (first lines):\n" << r.build_log.substr(0, 1200) << "\n";
+    o << "\n";
+  }
+  if (failing == 0) o << "All " << rep.ops.size() << " ops passed.\n";
   return o.str();
 }
 

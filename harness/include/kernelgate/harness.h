@@ -42,20 +42,68 @@ enum class InputTrait : unsigned {
   EmptyOrScalar = 1u << 5,
 };
 
+// What values one argument needs so that the reference computes something meaningful rather
+// than raising (an index out of range) or returning garbage by construction (a negative
+// variance). Applied after the sample's family has been drawn; only tensors are affected, and
+// the index rules only integer tensors (a bool tensor in an index position is a mask).
+enum class ValueRule {
+  Index,        // integers in [0, bound)
+  UniqueIndex,  // Index, and distinct (within each fiber along `dim`, or over the whole tensor for
+                // 1-d / list indices): writes through it (scatter, index_copy, index_put) are
+                // deterministic
+  Offsets,      // embedding_bag offsets: sorted, starting at 0, at most `bound`
+  Sorted,       // sorted along the last dim (searchsorted, bucketize boundaries)
+  Positive,     // > 0 (running_var, rstd, invstd)
+  Unit,         // floats in [0, 1] (binary_cross_entropy input and target)
+  SignedUnit,   // floats in [-1, 1] (grid_sampler grids)
+  NonZero,      // integers other than 0 (integer division, remainder)
+};
+
+struct ArgRule {
+  std::string arg;            // schema argument name ("index")
+  ValueRule rule = ValueRule::Index;
+  int64_t bound = 0;          // a fixed bound, used when size_of and bound_arg are empty
+  std::string bound_arg;      // bound = this int argument's value (embedding_dense_backward's num_weights)
+  std::string size_of;        // bound = the size of this tensor argument along `dim` ...
+  int64_t dim = 0;            // ... (negative counts from the end; clamped to the last dim) ...
+  std::string dim_arg;        // ... or along the dim given by this int argument (None: all elements)
+  bool numel = false;         // bound = size_of's number of elements (take, put)
+  bool trailing_product = false;  // bound = product of size_of's sizes from `dim` to the end
+  bool per_list_position = false; // a tensor list: its k-th index tensor indexes size_of's dim k
+                                  // (a bool mask consumes as many dims as it has)
+};
+
 struct Sample {
   std::string op;            // "add.Tensor"
   trace::Call call;          // argument spec in trace syntax
   ValueFamily family = ValueFamily::Normal;
   std::string label;         // short human description ("broadcast [4,1,8]+[3,8]")
   unsigned traits = 0;       // InputTrait bits the suite declares (broadcasting cannot be derived)
+  // Value rules for this sample's arguments; empty: builtin_rules(op).
+  std::vector<ArgRule> rules;
+  // Storage offsets of the sample's tensors, in the order make_inputs draws them (argument order,
+  // list elements in order); missing entries are 0. The trace format has no offset, so an offset
+  // view exists only in built-in suites (the label says so).
+  std::vector<int64_t> storage_offsets;
 };
+
+// The value rules kernelgate applies to an op's arguments when a sample names none ("gather.default":
+// index in [0, self.size(dim))). Data suites rely on them: their files carry no values.
+std::vector<ArgRule> builtin_rules(const std::string& op);
+// Why an op is never sampled (its reference is random or returns uninitialised memory), or "".
+std::string excluded_reason(const std::string& op);
 
 // Suite names this build has.
 std::vector<std::string> suite_names();
 // Samples of a suite for `op`. Throws std::runtime_error for an unknown suite.
 std::vector<Sample> suite_samples(const std::string& suite, const std::string& op);
-// Ops a suite covers.
+// Ops a suite covers (only overloads the linked libtorch has, none that excluded_reason names).
 std::vector<std::string> suite_ops(const std::string& suite);
+// Ops a suite's data or generators name that it leaves out, each with the reason (not in the
+// linked libtorch, random or uninitialised reference, another namespace).
+std::vector<std::pair<std::string, std::string>> suite_left_out(const std::string& suite);
+// One line describing a suite (for `kernelgate ops`); "" for an unknown suite.
+std::string suite_description(const std::string& suite);
 
 // Draws concrete arguments for `schema` from a sample. Deterministic in (seed, sample index).
 // Positional args come from the spec, keyword args by name, the rest from schema defaults.
@@ -103,6 +151,7 @@ std::vector<Mismatch> judge_call(const c10::FunctionSchema& schema, const std::v
 struct Failure {
   std::string category;   // a Mismatch category or compile_error, runtime_error, crash, timeout, memory_limit
   std::string sample;     // the input spec in trace syntax (paste into `kernelgate repro`)
+  int index = -1;         // the sample's index in its suite (with the seed, it fixes the values)
   std::string label;
   std::string family;
   unsigned traits = 0;
@@ -115,12 +164,28 @@ struct Violation {
   std::string evidence;
 };
 
+// One timed sample: the candidate and eager through the same loop in sandboxed runners.
 struct Timing {
-  double candidate_median_s = 0;
-  double eager_median_s = 0;
-  int reps = 0;
   std::string sample;
+  int reps = 0;
+  double candidate_median_s = 0;
+  double candidate_iqr_s = 0;
+  double eager_median_s = 0;
+  double eager_iqr_s = 0;
+  double floor_s = 0;         // roofline: the least time the bytes and flops can take here
+  double speedup = 0;         // eager / candidate medians
 };
+
+// The device's measured peaks, for the roofline bound.
+struct DevicePeaks {
+  double bytes_per_s = 0;     // streaming write+read bandwidth, measured
+  double flops_per_s = 0;     // an upper bound on arithmetic rate
+};
+DevicePeaks measure_peaks(const std::string& device);
+// Least time a call can take: bytes that must be written (the outputs) over peak bandwidth,
+// and for the matmul family the flops over peak rate. 0 when nothing is known.
+double roofline_floor_s(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs,
+                        const std::vector<c10::IValue>& returns, const DevicePeaks& peaks);
 
 struct OpResult {
   std::string op;
@@ -133,8 +198,10 @@ struct OpResult {
   std::vector<std::pair<std::string, std::string>> skipped;
   std::vector<Failure> failures;
   std::vector<Violation> violations;
-  std::optional<Timing> timing;
-  std::optional<double> speedup;
+  std::vector<Timing> timings;
+  std::optional<double> speedup;   // geomean over the timed samples; never for a wrong op
+  // --tolerance-sweep: atol=rtol value -> samples passing at it.
+  std::map<std::string, int> sweep_passed;
   std::string error;       // for verdict "error": what went wrong (build error, no such op)
   std::string build_log;
   double build_s = 0;
@@ -157,6 +224,15 @@ struct EvalOptions {
   // Self-check: no submission; every op of the suite is run by the runner calling the aten
   // overload itself, through the same sandbox, protocol and comparison. Must pass everything.
   bool self_check = false;
+  bool tolerance_sweep = false;
+  int timed_samples = 3;          // the largest passing samples are timed
+  // Reproduce one sample: only this op and this sample, values drawn as for sample `index`.
+  struct Repro {
+    std::string op;
+    Sample sample;
+    int index = 0;
+  };
+  std::optional<Repro> repro;
 };
 
 struct Report {
@@ -178,10 +254,15 @@ struct Report {
 // (unreadable submission, unknown suite, device not available); every per-op problem is in the report.
 Report evaluate(const EvalOptions& options, const policy::Policy& policy);
 
+// The atol=rtol values of --tolerance-sweep.
+const std::vector<double>& sweep_tolerances();
+
 // results.json text.
 std::string report_json(const Report& report);
 // The terminal table.
 std::string report_table(const Report& report);
+// Short, precise text about every failing op, to paste into a kernel-writing model's next prompt.
+std::string report_feedback(const Report& report);
 // Exit status for `kernelgate eval`: 0 when every op passed, else 1.
 int report_exit_code(const Report& report);
 
