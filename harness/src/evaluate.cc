@@ -2,6 +2,7 @@
 // every call against the libtorch reference, time the passing ops against eager run by a clean
 // runner through the same loop, and bound every claimed time by the supervisor's clock and the
 // device's roofline.
+#include "cheats.h"
 #include "kernelgate/harness.h"
 #include "kernelgate/loader.h"
 
@@ -79,6 +80,7 @@ std::string category_for_death(const loader::CallOutcome& out) {
 struct Judged {
   size_t index = 0;
   std::vector<c10::IValue> inputs, ref_returns, ref_args;
+  std::vector<c10::IValue> returns;  // the candidate's, when it passed
   double call_s = 0;
 };
 
@@ -202,6 +204,7 @@ class OpEvaluation {
       auto j = judge_sample(all[i], i);
       if (j) passed.push_back(std::move(*j));
     }
+    if (r_.failures.empty() && !passed.empty() && !run_.options.repro) run_trials(all, passed);
     if (run_.options.timing && pol_.timing && r_.failures.empty() && !passed.empty()) time_samples(all, passed);
     if (runner_ && runner_->alive()) {
       sandbox::Record rec = runner_->finish();
@@ -246,14 +249,14 @@ class OpEvaluation {
                                  with_uniform_tolerance(pol_, tol), folder_.op);
             r_.sweep_passed[fmt(tol)] += at.empty() ? 1 : 0;
           }
+        remember(s, "s" + std::to_string(i), out.returns);
         if (mism.empty()) {
           r_.passed++;
           j.call_s = out.supervisor_wall_s;
+          j.returns = out.returns;
           return j;
         }
-        Failure f = failure(s, i, j.inputs, mism.front().category, mism.front().detail);
-        f.mismatch = mism.front();
-        r_.failures.push_back(f);
+        record_wrong(s, i, j, out, mism.front(), "");
         return std::nullopt;
       }
       case loader::CallOutcome::Kind::OpError:
@@ -275,6 +278,123 @@ class OpEvaluation {
       }
     }
     return std::nullopt;
+  }
+
+  // Keeps the candidate's recent outputs, to recognise replayed and never-written outputs later.
+  // `inputs_key` names the input values (sample index and trial round): outputs of calls on the
+  // same values are never evidence of replay.
+  void remember(const Sample& s, const std::string& inputs_key, const std::vector<c10::IValue>& returns) {
+    history_.push_back({inputs_key, s.label + " " + trace::format_call(s.call), returns});
+    if (history_.size() > 16) history_.erase(history_.begin());
+  }
+
+  void violation(const std::string& rule, const std::string& evidence) {
+    for (const auto& v : r_.violations)
+      if (v.rule == rule) return;  // one of each rule per op is evidence enough
+    r_.violations.push_back({rule, evidence});
+  }
+
+  // A wrong call: its failure, and the rules that explain how it is wrong. True when a rule
+  // explained it.
+  bool record_wrong(const Sample& s, size_t i, const Judged& j, const loader::CallOutcome& out, const Mismatch& m,
+                    const std::string& context) {
+    Failure f = failure(s, i, j.inputs, m.category, context + m.detail);
+    f.mismatch = m;
+    r_.failures.push_back(f);
+    bool explained = false;
+    if (m.category == "input_mutated") {
+      violation("input_mutated", f.sample + ": " + m.detail);
+      explained = true;
+    }
+    if (auto t = trivial_output_evidence(j.inputs, j.ref_returns, out.returns)) {
+      violation("trivial_output", f.sample + ": " + *t);
+      explained = true;
+    }
+    // Outputs left over from an earlier call: whole (replayed) or in part (never written).
+    for (size_t h = 0; h + 1 < history_.size(); ++h) {
+      const auto& [key, what, earlier] = history_[h];
+      if (key == history_.back().inputs_key) continue;
+      if (same_bytes_fraction(out.returns, earlier) == 1.0 && same_bytes_fraction(j.ref_returns, earlier) < 1.0) {
+        violation("replayed_output", f.sample + " returned exactly the outputs of an earlier call on " + what);
+        return true;
+      }
+      double stale = stale_fraction(out.returns, j.ref_returns, earlier);
+      if (stale >= 0.5) {
+        violation("unwritten_output", f.sample + ": " + std::to_string(static_cast<int>(stale * 100)) +
+                                          "% of the wrong elements hold, bit for bit, the output of an earlier call on " + what +
+                                          " at the same positions (never written)");
+        return true;
+      }
+    }
+    return explained;
+  }
+
+  // Correctness trials beyond the suite's one call per sample: fresh inputs for the passing
+  // samples (catches replay keyed on pointer, shape or content, and state across calls) and an
+  // identical repeat of the first (catches answers that change with nothing else changing).
+  void run_trials(const std::vector<Sample>& all, const std::vector<Judged>& passed) {
+    const size_t max_samples = 4;
+    for (int round = 1; round < pol_.correctness_trials; ++round) {
+      for (size_t k = 0; k < passed.size() && k < max_samples; ++k) {
+        const Sample& s = all[passed[k].index];
+        std::mt19937_64 rng = sample_rng(run_.seed, folder_.op, rng_index(passed[k].index) + 100000 * static_cast<size_t>(round));
+        Judged j;
+        j.index = passed[k].index;
+        j.inputs = make_inputs(*schema_, s, rng);
+        j.ref_args = loader::clone_values(j.inputs);
+        j.ref_returns = call_reference(*schema_, j.ref_args);
+        if (!call_trial(s, j, "s" + std::to_string(j.index) + "r" + std::to_string(round),
+                        "on fresh inputs in trial round " + std::to_string(round) + ": "))
+          return;
+      }
+    }
+    if (pol_.correctness_trials > 1 && !passed.empty()) {
+      // Two identical repeats of a call it got right. Wrong the same way twice: the answer
+      // depends on earlier calls (state). Two different answers: it depends on something that
+      // is not the input at all (uninitialised memory, a race).
+      const Judged& first = passed.front();
+      const Sample& s = all[first.index];
+      std::vector<std::vector<c10::IValue>> outs;
+      bool wrong = false, explained = false;
+      std::string detail;
+      for (int k = 0; k < 2; ++k) {
+        if (!runner_ || !runner_->alive()) return;
+        loader::CallOutcome out = runner_->call(first.inputs, schema_->returns().size(), pol_.run_call_time_s);
+        if (out.kind != loader::CallOutcome::Kind::Ok) return;
+        remember(s, "s" + std::to_string(first.index), out.returns);
+        auto mism = judge_call(*schema_, first.inputs, first.ref_returns, first.ref_args, out.returns, out.args_after, pol_, folder_.op);
+        if (!mism.empty()) {
+          wrong = true;
+          detail = mism.front().detail;
+          explained |= record_wrong(s, first.index, first, out, mism.front(), "on an identical repeat of a call it got right: ");
+        }
+        outs.push_back(out.returns);
+      }
+      if (wrong && !explained) {
+        bool same = same_bytes_fraction(outs[0], outs[1]) == 1.0;
+        violation(same ? "stateful_output" : "nondeterministic_output",
+                  trace::format_call(s.call) + ": right on its first call, " +
+                      (same ? "wrong the same way on two identical repeats: " : "two identical repeats gave two different answers: ") + detail);
+      }
+    }
+  }
+
+  // One trial call; false when the runner is gone.
+  bool call_trial(const Sample& s, const Judged& j, const std::string& inputs_key, const std::string& context) {
+    if (!runner_ || !runner_->alive()) return false;
+    loader::CallOutcome out = runner_->call(j.inputs, schema_->returns().size(), pol_.run_call_time_s);
+    if (out.kind != loader::CallOutcome::Kind::Ok) {
+      r_.failures.push_back(failure(s, j.index, j.inputs, out.kind == loader::CallOutcome::Kind::OpError ? "runtime_error" : "crash",
+                                    context + out.message));
+      return out.kind == loader::CallOutcome::Kind::OpError;
+    }
+    remember(s, inputs_key, out.returns);
+    auto mism = judge_call(*schema_, j.inputs, j.ref_returns, j.ref_args, out.returns, out.args_after, pol_, folder_.op);
+    if (!mism.empty()) {
+      if (!record_wrong(s, j.index, j, out, mism.front(), context))
+        violation("stateful_output", trace::format_call(s.call) + " passed on its first call and is wrong " + context + mism.front().detail);
+    }
+    return true;
   }
 
   // Times the largest passing samples: candidate and eager through the same runner loop.
@@ -300,9 +420,10 @@ class OpEvaluation {
       // The outputs of the timed calls are judged too: a kernel must not be right only when untimed.
       auto mism = judge_call(*schema_, j.inputs, j.ref_returns, j.ref_args, cand.returns, cand.args_after, pol_, folder_.op);
       if (!mism.empty()) {
-        Failure f = failure(s, j.index, j.inputs, mism.front().category, "wrong during the timed calls: " + mism.front().detail);
-        f.mismatch = mism.front();
-        r_.failures.push_back(f);
+        // Right when judged, wrong when timed: the kernel tells evaluation from benchmarking.
+        record_wrong(s, j.index, j, cand, mism.front(), "wrong during the timed calls: ");
+        violation("shape_specialisation", trace::format_call(s.call) + " is right on its judged call and wrong during the timed calls: " +
+                                              mism.front().detail);
         return;
       }
       // The runner reports, the supervisor bounds: claimed times must fit in the supervisor's
@@ -365,6 +486,11 @@ class OpEvaluation {
   const c10::FunctionSchema* schema_ = nullptr;
   std::string artifact_;
   std::unique_ptr<loader::RunnerClient> runner_;
+  struct Remembered {
+    std::string inputs_key, what;
+    std::vector<c10::IValue> returns;
+  };
+  std::vector<Remembered> history_;  // recent candidate outputs, the current call's last
   OpResult r_;
 };
 

@@ -1,0 +1,93 @@
+#include "cheats.h"
+
+#include <ATen/ATen.h>
+
+#include <cstring>
+
+namespace kg::harness {
+namespace {
+
+std::vector<at::Tensor> tensors_of(const std::vector<c10::IValue>& vs) {
+  std::vector<at::Tensor> out;
+  for (const auto& v : vs) {
+    if (v.isTensor() && v.toTensor().defined()) out.push_back(v.toTensor());
+    else if (v.isTensorList())
+      for (const at::Tensor& t : v.toTensorList()) out.push_back(t);
+    else if (v.isTuple())
+      for (const auto& e : tensors_of(std::vector<c10::IValue>(v.toTupleRef().elements().begin(), v.toTupleRef().elements().end())))
+        out.push_back(e);
+  }
+  return out;
+}
+
+// Each element's bytes as one row, so element-wise bitwise comparison is a row comparison.
+at::Tensor byte_rows(const at::Tensor& t) {
+  at::Tensor c = t.contiguous();
+  return c.view({-1}).view(at::kByte).view({c.numel(), static_cast<int64_t>(c.element_size())});
+}
+
+at::Tensor equal_elements(const at::Tensor& a, const at::Tensor& b) { return byte_rows(a).eq(byte_rows(b)).all(1); }
+
+bool same_layout(const at::Tensor& a, const at::Tensor& b) { return a.scalar_type() == b.scalar_type() && a.sizes() == b.sizes(); }
+
+bool all_equal_bytes(const at::Tensor& a, const at::Tensor& b) {
+  if (!same_layout(a, b)) return false;
+  at::Tensor x = a.contiguous(), y = b.contiguous();
+  return std::memcmp(x.data_ptr(), y.data_ptr(), static_cast<size_t>(x.numel()) * x.element_size()) == 0;
+}
+
+bool constant(const at::Tensor& t) {
+  if (t.numel() < 2) return false;
+  at::Tensor rows = byte_rows(t);
+  return rows.eq(rows[0]).all().item<bool>();
+}
+
+}  // namespace
+
+std::optional<std::string> trivial_output_evidence(const std::vector<c10::IValue>& inputs, const std::vector<c10::IValue>& ref_returns,
+                                                   const std::vector<c10::IValue>& cand_returns) {
+  auto cand = tensors_of(cand_returns), ref = tensors_of(ref_returns), in = tensors_of(inputs);
+  for (size_t i = 0; i < cand.size() && i < ref.size(); ++i) {
+    const at::Tensor& c = cand[i];
+    if (c.numel() < 2 || all_equal_bytes(c, ref[i])) continue;
+    if (constant(c) && !constant(ref[i])) {
+      at::Tensor v = c.reshape({-1})[0];
+      double x = c10::isComplexType(v.scalar_type()) ? at::real(v).item<double>() : v.item<double>();
+      return "output " + std::to_string(i) + " is the constant " + std::to_string(x) + " in all " + std::to_string(c.numel()) +
+             " elements; the reference is not constant";
+    }
+    for (size_t j = 0; j < in.size(); ++j)
+      if (all_equal_bytes(c, in[j]) && !all_equal_bytes(ref[i], in[j]))
+        return "output " + std::to_string(i) + " is bitwise input " + std::to_string(j) + " (identity or a view of it)";
+  }
+  return std::nullopt;
+}
+
+double same_bytes_fraction(const std::vector<c10::IValue>& now, const std::vector<c10::IValue>& before) {
+  auto a = tensors_of(now), b = tensors_of(before);
+  if (a.size() != b.size() || a.empty()) return -1;
+  int64_t same = 0, total = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!same_layout(a[i], b[i])) return -1;
+    if (a[i].numel() == 0) continue;
+    same += equal_elements(a[i], b[i]).sum().item<int64_t>();
+    total += a[i].numel();
+  }
+  return total ? static_cast<double>(same) / static_cast<double>(total) : -1;
+}
+
+double stale_fraction(const std::vector<c10::IValue>& cand, const std::vector<c10::IValue>& ref, const std::vector<c10::IValue>& earlier) {
+  auto c = tensors_of(cand), r = tensors_of(ref), e = tensors_of(earlier);
+  if (c.size() != r.size() || c.size() != e.size() || c.empty()) return -1;
+  int64_t wrong = 0, stale = 0;
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (!same_layout(c[i], r[i]) || !same_layout(c[i], e[i])) return -1;
+    if (c[i].numel() == 0) continue;
+    at::Tensor bad = ~equal_elements(c[i], r[i]);
+    wrong += bad.sum().item<int64_t>();
+    stale += (bad & equal_elements(c[i], e[i]) & ~equal_elements(r[i], e[i])).sum().item<int64_t>();
+  }
+  return wrong ? static_cast<double>(stale) / static_cast<double>(wrong) : -1;
+}
+
+}  // namespace kg::harness
