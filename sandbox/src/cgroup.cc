@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
@@ -73,8 +74,69 @@ bool has_word(const std::string& text, const std::string& w) {
 // Where our process sits, per hierarchy. Found once.
 struct Layout {
   std::string v2_base;  // cgroup2 directory we may create children in ("" if unusable)
+  std::string note;     // why v2 is not used
   std::string v1_memory, v1_pids, v1_cpuacct;
 };
+
+// cgroup v2: make `memory` and `pids` available to children of our own cgroup. Root (or the
+// owner of the subtree) may enable them along the path from the mount down; our own cgroup must
+// then hold no processes ("no internal processes"), so its processes - this supervisor and
+// whatever shares its cgroup - move into a leaf `kg-supervisor` first. Returns the directory in
+// which boxes are created, or "" (with the reason in *note).
+std::string delegate_v2(const std::string& mount, const std::string& path, std::string* note) {
+  std::string dir = mount;
+  std::vector<std::string> chain = {mount};
+  std::istringstream parts(path);
+  std::string part;
+  while (std::getline(parts, part, '/'))
+    if (!part.empty()) chain.push_back(chain.back() + "/" + part);
+  auto has_both = [](const std::string& file) {
+    std::string t;
+    return read_file(file, &t) && has_word(t, "memory") && has_word(t, "pids");
+  };
+  // A supervisor started from a process that an earlier supervisor already moved into its leaf:
+  // boxes go next to that leaf rather than ever deeper.
+  if (chain.size() > 1 && chain.back().size() > 14 &&
+      chain.back().compare(chain.back().size() - 14, 14, "/kg-supervisor") == 0 &&
+      has_both(chain[chain.size() - 2] + "/cgroup.subtree_control"))
+    return chain[chain.size() - 2];
+  std::string base = chain.back();
+  // Ancestors (not our own cgroup): enable in their subtree_control when missing.
+  for (size_t i = 0; i + 1 < chain.size(); ++i) {
+    if (has_both(chain[i] + "/cgroup.subtree_control")) continue;
+    int err = 0;
+    if (!write_file(chain[i] + "/cgroup.subtree_control", "+memory +pids", &err)) {
+      *note = "cannot enable memory+pids in " + chain[i] + ": " + std::strerror(err);
+      return "";
+    }
+  }
+  if (!has_both(base + "/cgroup.controllers")) {
+    *note = base + " lacks the memory/pids controllers";
+    return "";
+  }
+  if (has_both(base + "/cgroup.subtree_control")) return base;
+  int err = 0;
+  if (write_file(base + "/cgroup.subtree_control", "+memory +pids", &err)) return base;
+  if (err != EBUSY) {
+    *note = "cannot enable memory+pids in " + base + ": " + std::strerror(err);
+    return "";
+  }
+  std::string leaf = base + "/kg-supervisor";
+  if (::mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST) {
+    *note = "mkdir " + leaf + ": " + std::strerror(errno);
+    return "";
+  }
+  for (int round = 0; round < 5; ++round) {
+    std::string procs;
+    read_file(base + "/cgroup.procs", &procs);
+    std::istringstream in(procs);
+    std::string pid;
+    while (in >> pid) write_file(leaf + "/cgroup.procs", pid);
+    if (write_file(base + "/cgroup.subtree_control", "+memory +pids", &err)) return base;
+  }
+  *note = "cannot enable memory+pids in " + base + " after moving its processes: " + std::strerror(err);
+  return "";
+}
 
 Layout discover() {
   Layout L;
@@ -114,25 +176,8 @@ Layout discover() {
     if (ctrls.find(",cpuacct,") != std::string::npos) cpu_path = path;
   }
   auto join = [](const std::string& m, const std::string& p) { return p == "/" ? m : m + p; };
-  if (!v2_mount.empty()) {
-    std::string base = join(v2_mount, v2_path), ctl;
-    if (read_file(base + "/cgroup.controllers", &ctl) && has_word(ctl, "memory") && has_word(ctl, "pids")) {
-      std::string sub;
-      read_file(base + "/cgroup.subtree_control", &sub);
-      bool ok = has_word(sub, "memory") && has_word(sub, "pids");
-      if (!ok) {
-        int err = 0;
-        ok = write_file(base + "/cgroup.subtree_control", "+memory +pids", &err);
-        if (!ok && err == EBUSY) {
-          // "No internal processes": move this process into a leaf of its own, then delegate.
-          std::string leaf = base + "/kg-supervisor";
-          if ((::mkdir(leaf.c_str(), 0755) == 0 || errno == EEXIST) && write_file(leaf + "/cgroup.procs", "0"))
-            ok = write_file(base + "/cgroup.subtree_control", "+memory +pids");
-        }
-      }
-      if (ok) L.v2_base = base;
-    }
-  }
+  if (!v2_mount.empty()) L.v2_base = delegate_v2(v2_mount, v2_path, &L.note);
+  else L.note = "no cgroup2 mount";
   if (!mem.mount.empty() && !mem_path.empty()) L.v1_memory = join(mem.mount, mem_path);
   if (!pids.mount.empty() && !pids_path.empty()) L.v1_pids = join(pids.mount, pids_path);
   if (!cpuacct.mount.empty() && !cpu_path.empty()) L.v1_cpuacct = join(cpuacct.mount, cpu_path);
@@ -152,6 +197,15 @@ std::string unique_name() {
 }
 
 }  // namespace
+
+std::string describe_layout() {
+  const Layout& L = layout();
+  if (!L.v2_base.empty()) return "cgroup2 at " + L.v2_base;
+  std::string out = "cgroup v1: memory=" + (L.v1_memory.empty() ? std::string("-") : L.v1_memory) +
+                    " pids=" + (L.v1_pids.empty() ? std::string("-") : L.v1_pids) +
+                    " cpuacct=" + (L.v1_cpuacct.empty() ? std::string("-") : L.v1_cpuacct);
+  return out + " (v2: " + L.note + ")";
+}
 
 std::unique_ptr<Cgroup> Cgroup::create(const Limits& limits) {
   const Layout& L = layout();

@@ -12,6 +12,9 @@
 
 namespace kg::sandbox::cgroup {
 
+// Which hierarchy boxes use, for diagnostics ("cgroup2 at ...", or v1 paths and why not v2).
+std::string describe_layout();
+
 class Cgroup {
  public:
   // nullptr when no usable hierarchy exists. Throws only on unexpected errors after creation.

@@ -244,6 +244,11 @@ bool run(const std::vector<MountOp>& ops, Report* report) {
         where = &op.b;
         rc = ::mount(op.a.c_str(), op.b.c_str(), op.fstype.empty() ? nullptr : op.fstype.c_str(), op.flags,
                      op.data.empty() ? nullptr : op.data.c_str());
+        if (rc != 0 && errno == EINVAL && op.flags == MS_BIND) {
+          // In a user namespace a directory with (locked) mounts below it may only be bound
+          // together with them. Those submounts keep the host's own flags.
+          rc = ::mount(op.a.c_str(), op.b.c_str(), nullptr, MS_BIND | MS_REC, nullptr);
+        }
         break;
       case MountOp::Remount:
         call = "mount(remount)";

@@ -14,6 +14,7 @@
 #include "seccomp.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -213,9 +214,17 @@ std::vector<sock_filter> build(Profile profile) {
       // The NVIDIA driver talks to /dev/nvidia* through a large, versioned set of ioctls; only the
       // device nodes of the profile are reachable, and tty ioctls that inject input are not.
       c.allow_if("ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xff00, 'F' << 8));  // NV_IOCTL_MAGIC 'F'
-      c.allow_if("ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffff0000ULL, 0x30000000ULL));  // nvidia-uvm (UVM_*)
+      c.allow_if("ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffff0000ULL, 0x30000000ULL));  // nvidia-uvm UVM_INITIALIZE
+      // nvidia-uvm's other requests are plain small numbers (UVM_REGISTER_GPU = 37, ...). No tty or
+      // random-device request is below 0x100, and those are the only other nodes in /dev.
+      c.allow_if("ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffff00ULL, 0));
       c.allow("sched_setscheduler");
       c.allow("setpriority");
+      // The CUDA driver (580) sets up a listening AF_UNIX socket of its own at context creation
+      // (socket creation is AF_UNIX-only, and the box's network namespace is empty).
+      c.allow("bind");
+      c.allow("listen");
+      c.allow("setsockopt");
     }
   }
   return c.export_bpf();
@@ -255,6 +264,11 @@ bool receive(int listener, std::string* name, bool let_through) {
     *name = "nr " + std::to_string(req.data.nr);
   }
   if (let_through) {
+    // Audit mode: the first two arguments help to write the rule (ioctl requests, socket families).
+    char args[64];
+    std::snprintf(args, sizeof args, "(%#llx,%#llx)", static_cast<unsigned long long>(req.data.args[0]),
+                  static_cast<unsigned long long>(req.data.args[1]));
+    *name += args;
     seccomp_notif_resp resp;
     std::memset(&resp, 0, sizeof resp);
     resp.id = req.id;

@@ -53,8 +53,9 @@ TEST(SandboxAttackA1, ForkStormEndsAtTheWallLimitWithNothingLeft) {
   s.limits.max_processes = 24;
   s.limits.wall_s = 1;
   auto r = box(s);
-  EXPECT_TRUE(r.status == Status::TO) << describe(r);
-  EXPECT_LT(r.wall_s, 3) << describe(r);
+  // The wall clock ends it, or the memory the storm costs the kernel does (cgroup v2 charges it).
+  EXPECT_TRUE(r.status == Status::TO || r.status == Status::ML) << describe(r);
+  EXPECT_LT(r.wall_s, 5) << describe(r);
 }
 
 TEST(SandboxAttackA1, ThreadBombStopsAtThePidsLimit) {
@@ -335,17 +336,21 @@ TEST_P(SandboxAttackA8, EndsInTimeLimit) {
   auto r = box(s);
   EXPECT_EQ(r.status, Status::TO) << describe(r);
   EXPECT_LT(r.wall_s, c.max_wall) << describe(r);
+  // The whole tree's CPU is what counts: several busy threads or processes must not get the
+  // per-process limit each.
+  EXPECT_LT(r.cpu_s, c.cpu + 0.7) << describe(r);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Loops, SandboxAttackA8,
-    ::testing::Values(TimeCase{Profile::RunCpu, {"cpu"}, 1, 10, 3},            // CPU limit
-                      TimeCase{Profile::RunCpu, {"sleep"}, 5, 1, 2},            // wall limit
-                      TimeCase{Profile::RunCpu, {"pause"}, 5, 1, 2},            // signals ignored
-                      TimeCase{Profile::RunCpu, {"ignore_xcpu"}, 1, 10, 3.5},   // SIGXCPU ignored
-                      TimeCase{Profile::RunCpu, {"threads", "3"}, 1, 10, 2.5},  // whole-tree CPU
-                      TimeCase{Profile::Compile, {"children", "3"}, 1, 10, 2.5},
-                      TimeCase{Profile::RunCpu, {"--tighten", "cpu"}, 1, 10, 3}));
+    // max_wall is generous: the CI machine may be loaded; cpu_s is what the test is about.
+    ::testing::Values(TimeCase{Profile::RunCpu, {"cpu"}, 1, 10, 8},             // CPU limit
+                      TimeCase{Profile::RunCpu, {"sleep"}, 5, 1, 3},            // wall limit
+                      TimeCase{Profile::RunCpu, {"pause"}, 5, 1, 3},            // signals ignored
+                      TimeCase{Profile::RunCpu, {"ignore_xcpu"}, 1, 10, 8},     // SIGXCPU ignored
+                      TimeCase{Profile::RunCpu, {"threads", "3"}, 1, 10, 8},    // whole-tree CPU
+                      TimeCase{Profile::Compile, {"children", "3"}, 1, 10, 8},
+                      TimeCase{Profile::RunCpu, {"--tighten", "cpu"}, 1, 10, 8}));
 
 // ---- A9 huge outputs --------------------------------------------------------------------------------------
 

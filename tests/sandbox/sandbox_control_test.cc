@@ -97,6 +97,7 @@ TEST(SandboxControl, RunnerShapedProgramTalksOverAPassedSocket) {
 
 TEST(SandboxControl, LibtorchProgramStartsTightensAndComputesInRunCpu) {
   if (!KG_HAVE_TORCH_CONTROL) GTEST_SKIP() << "built without libtorch";
+  if (::access(KG_TORCH_CONTROL_LIB, F_OK) != 0) GTEST_SKIP() << "libtorch of the build is not on this machine";
   auto s = spec(Profile::RunCpu, {control("torch_runner"), std::string(KG_ATTACK_DIR) + "/libkg_control_plugin.so"});
   if (std::string(KG_TORCH_CONTROL_LIBDIR).rfind("/usr/", 0) != 0 && !std::string(KG_TORCH_CONTROL_LIBDIR).empty())
     s.binds.push_back({KG_TORCH_CONTROL_LIBDIR, false});
@@ -251,6 +252,78 @@ TEST(SandboxCli, SupervisorSurvivesAnAttackOnItsPid) {
   std::string out = read_file(d / "out");
   EXPECT_EQ(WEXITSTATUS(rc), 0) << out;
   EXPECT_TRUE(contains(out, "\"status\": \"OK\"")) << out;
+}
+
+}  // namespace
+
+// ---- run-cuda on a GPU machine (skipped without /dev/nvidiactl) -------------------------------------
+
+namespace {
+
+using namespace kgtest;
+using sb::Profile;
+using sb::Status;
+
+bool have_gpu(std::string* why) {
+  if (::access("/dev/nvidiactl", F_OK) != 0) {
+    *why = "no /dev/nvidiactl (no GPU here)";
+    return false;
+  }
+  if (::access(control("cuda_probe").c_str(), X_OK) != 0) {
+    *why = "kg_control_cuda_probe not built (no nvcc)";
+    return false;
+  }
+  return true;
+}
+
+// Where the driver's user-space libraries live besides /usr (containers mount them elsewhere).
+sb::Spec cuda_spec(const std::string& mode) {
+  auto s = spec(Profile::RunCuda, {control("cuda_probe"), mode});
+  for (const char* d : {"/usr/local/nvidia", "/usr/local/cuda", "/run/nvidia-persistenced"})
+    if (::access(d, F_OK) == 0) s.binds.push_back({d, false});
+  if (const char* ld = std::getenv("LD_LIBRARY_PATH")) s.env.push_back(std::string("LD_LIBRARY_PATH=") + ld);
+  s.limits.memory_mb = 8192;
+  s.limits.cpu_s = 30;
+  s.limits.wall_s = 60;
+  s.limits.max_processes = 128;
+  return s;
+}
+
+TEST(SandboxCuda, CudaProgramRunsInRunCuda) {
+  std::string why;
+  if (!have_gpu(&why)) GTEST_SKIP() << why;
+  auto r = box(cuda_spec("ok"));
+  EXPECT_EQ(r.status, Status::OK) << describe(r);
+  EXPECT_EQ(r.syscall, "") << describe(r);
+  EXPECT_TRUE(contains(r.stdout_text, "RESULT cuda ok")) << describe(r);
+}
+
+TEST(SandboxCuda, SpinningKernelEndsAtTheWallLimitAndTheDeviceRecovers) {
+  std::string why;
+  if (!have_gpu(&why)) GTEST_SKIP() << why;
+  auto s = cuda_spec("spin");
+  s.limits.wall_s = 3;
+  auto r = box(s);
+  EXPECT_EQ(r.status, Status::TO) << describe(r);
+  auto r2 = box(cuda_spec("ok"));
+  EXPECT_EQ(r2.status, Status::OK) << describe(r2);
+}
+
+TEST(SandboxCuda, GpuMemoryExhaustionStaysInTheBox) {
+  std::string why;
+  if (!have_gpu(&why)) GTEST_SKIP() << why;
+  auto before = box(cuda_spec("free"));
+  auto r = box(cuda_spec("hog"));
+  EXPECT_NE(r.status, Status::XX) << describe(r);
+  EXPECT_TRUE(contains(r.stdout_text, "RESULT hog stopped")) << describe(r);
+  auto after = box(cuda_spec("free"));
+  EXPECT_EQ(after.status, Status::OK) << describe(after);
+  // The next box sees the device as the previous one found it (within 1 GiB).
+  long fb = 0, fa = 0;
+  std::sscanf(before.stdout_text.c_str(), "RESULT free_mib %ld", &fb);
+  std::sscanf(after.stdout_text.c_str(), "RESULT free_mib %ld", &fa);
+  EXPECT_GT(fb, 0) << describe(before);
+  EXPECT_NEAR(fa, fb, 1024) << describe(after);
 }
 
 }  // namespace

@@ -1,6 +1,11 @@
 // The record and the names: unit tests that need no sandbox.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
+#include <unistd.h>
+
+#include "cgroup.h"
 #include "kernelgate/sandbox.h"
 
 namespace sb = kg::sandbox;
@@ -30,4 +35,16 @@ TEST(SandboxRecord, StatusAndProfileNames) {
 
 TEST(SandboxRecord, TightenIsRefusedForTheCompileProfile) {
   EXPECT_FALSE(sb::tighten_runner_filter(sb::Profile::Compile).empty());
+}
+
+TEST(SandboxCgroup, LayoutIsReported) {
+  std::string layout = kg::sandbox::cgroup::describe_layout();
+  std::printf("cgroup layout: %s\n", layout.c_str());
+  EXPECT_FALSE(layout.empty());
+  if (::geteuid() == 0) {
+    auto cg = kg::sandbox::cgroup::Cgroup::create(kg::sandbox::Limits{});
+    ASSERT_TRUE(cg != nullptr) << layout;
+    EXPECT_TRUE(cg->limits_memory()) << layout;
+    EXPECT_TRUE(cg->limits_pids()) << layout;
+  }
 }
