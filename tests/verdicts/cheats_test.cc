@@ -1,0 +1,51 @@
+// The classifiers behind the trial-based rules, on tensors alone.
+#include "../../harness/src/cheats.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+using kg::harness::same_bytes_fraction;
+using kg::harness::stale_fraction;
+using kg::harness::trivial_output_evidence;
+
+TEST(VerdictCheats, ConstantOutputIsTrivialWhenTheReferenceIsNot) {
+  at::Tensor x = at::randn({16});
+  auto ev = trivial_output_evidence({x}, {x.clamp_min(0)}, {at::zeros({16})});
+  ASSERT_TRUE(ev);
+  EXPECT_NE(ev->find("constant"), std::string::npos);
+  // A constant reference (relu of all-negative input) makes a constant answer honest.
+  at::Tensor neg = -x.abs() - 1;
+  EXPECT_FALSE(trivial_output_evidence({neg}, {neg.clamp_min(0)}, {at::ones({16})}));
+}
+
+TEST(VerdictCheats, ReturningTheInputIsTrivial) {
+  at::Tensor x = at::randn({4, 4});
+  auto ev = trivial_output_evidence({x}, {x.clamp_min(0)}, {x.clone()});
+  ASSERT_TRUE(ev);
+  EXPECT_NE(ev->find("input 0"), std::string::npos);
+  // Unless the reference is the input too.
+  at::Tensor pos = x.abs();
+  EXPECT_FALSE(trivial_output_evidence({pos}, {pos.clamp_min(0)}, {pos.clone()}));
+}
+
+TEST(VerdictCheats, SameBytesFraction) {
+  at::Tensor a = at::arange(10, at::kFloat);
+  at::Tensor b = a.clone();
+  EXPECT_DOUBLE_EQ(same_bytes_fraction({a}, {b}), 1.0);
+  b[3] = -1;
+  EXPECT_DOUBLE_EQ(same_bytes_fraction({a}, {b}), 0.9);
+  EXPECT_DOUBLE_EQ(same_bytes_fraction({a}, {at::arange(11, at::kFloat)}), -1);
+  EXPECT_DOUBLE_EQ(same_bytes_fraction({a}, {a.to(at::kDouble)}), -1);
+}
+
+TEST(VerdictCheats, StaleElementsAreThoseLeftFromAnEarlierOutput) {
+  at::Tensor earlier = at::full({8}, 5.0);
+  at::Tensor ref = at::arange(8, at::kFloat);
+  at::Tensor cand = ref.clone();
+  cand.slice(0, 4, 8).fill_(5.0);  // the second half never written: still the earlier output
+  EXPECT_DOUBLE_EQ(stale_fraction({cand}, {ref}, {earlier}), 1.0);
+  at::Tensor noisy = ref.clone();
+  noisy[7] = 99;  // wrong, but not stale
+  EXPECT_DOUBLE_EQ(stale_fraction({noisy}, {ref}, {earlier}), 0.0);
+  EXPECT_DOUBLE_EQ(stale_fraction({ref}, {ref}, {earlier}), -1) << "nothing wrong: no fraction";
+}
