@@ -186,8 +186,8 @@ std::vector<MountOp> plan(const Spec& spec, const std::string& staging) {
   p.push({MountOp::Mount, "shm", R + "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, shm, false});
   p.push({MountOp::Remount, "", R + "/dev", "", MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755", false});
 
-  // /proc of the new pid namespace (we are its init). hidepid=invisible: only our own processes
-  // are listed even if a uid changes inside.
+  // /proc of the new pid namespace (we are its init): it lists the box's processes only. hidepid
+  // would add nothing (every process inside has the same uid).
   p.mkdirs("/proc");
   bool proc_rw = spec.profile == Profile::RunCuda;
   unsigned long pflags = MS_NOSUID | MS_NODEV | MS_NOEXEC | (proc_rw ? 0 : MS_RDONLY);

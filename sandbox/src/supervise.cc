@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <future>
+#include <memory>
 #include <mutex>
 #include <poll.h>
 #include <sched.h>
@@ -44,6 +46,31 @@ std::string secs(double v) {
   return buf;
 }
 }  // namespace
+
+struct Launch {
+  contain::ChildPlan plan;
+  bool user_ns = false;
+};
+
+struct Pipe {
+  UniqueFd r, w;
+  explicit Pipe(const char* what) {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) throw_errno(std::string("pipe2 ") + what);
+    r.reset(p[0]);
+    w.reset(p[1]);
+  }
+};
+
+struct SocketPair {
+  UniqueFd a, b;
+  SocketPair(int type, const char* what) {
+    int s[2];
+    if (::socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, s) != 0) throw_errno(std::string("socketpair ") + what);
+    a.reset(s[0]);
+    b.reset(s[1]);
+  }
+};
 
 struct Process::Impl {
   pid_t pid = -1;
@@ -89,6 +116,54 @@ struct Process::Impl {
       forced_message = msg;
     }
     signal_tree_locked();
+  }
+
+  // Clone and the supervisor's half of the set-up (on the monitor thread). Throws; the caller
+  // then calls abandon().
+  void launch(Launch& l) {
+    contain::ChildPlan& plan = l.plan;
+    SocketPair sync(SOCK_STREAM, "sync");
+    SocketPair notify(SOCK_SEQPACKET, "notify");
+    Pipe report("report"), out("stdout"), err("stderr");
+    plan.sync_fd = sync.b.get();
+    plan.report_fd = report.w.get();
+    plan.notify_fd = notify.b.get();
+    plan.stdout_fd = out.w.get();
+    plan.stderr_fd = err.w.get();
+
+    int new_pidfd = -1;
+    unsigned long flags = namespaces::clone_flags(l.user_ns) | CLONE_PIDFD | SIGCHLD;
+    started = Clock::now();
+    long child = ::syscall(SYS_clone, flags, nullptr, &new_pidfd, nullptr, 0);
+    if (child < 0) throw_errno("clone(namespaces)");
+    if (child == 0) contain::init_main(plan);  // never returns
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      pid = static_cast<pid_t>(child);
+      pidfd.reset(new_pidfd);
+    }
+    report_r = std::move(report.r);
+    out_r = std::move(out.r);
+    err_r = std::move(err.r);
+    notify_r = std::move(notify.a);
+    // The child's ends now live only in the child (they close here when the locals go).
+    if (l.user_ns) namespaces::write_id_maps(pid, ::geteuid(), ::getegid());
+    if (cg) cg->attach(pid);
+    char go = 'G';
+    if (::send(sync.a.get(), &go, 1, MSG_NOSIGNAL) != 1) throw_errno("send go to sandbox init");
+    for (int fd : {out_r.get(), err_r.get(), report_r.get()}) ::fcntl(fd, F_SETFL, O_NONBLOCK);
+  }
+
+  // launch() failed: kill and reap whatever was cloned, so nothing outlives the exception.
+  void abandon() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (pid > 0 && !reaped) {
+      signal_tree_locked();
+      int status;
+      while (::waitpid(pid, &status, __WALL) < 0 && errno == EINTR) {}
+    }
+    reaped = true;
+    cg.reset();
   }
 
   // The monitor thread: everything that must happen while the box runs, whether or not anyone
@@ -301,10 +376,6 @@ struct Process::Impl {
         if (!reaped) signal_tree_locked();
       }
       monitor.join();
-    } else if (pid > 0 && !reaped) {
-      signal_tree_locked();
-      int status;
-      while (::waitpid(pid, &status, __WALL) < 0 && errno == EINTR) {}
     }
   }
 };
@@ -321,26 +392,6 @@ Record Process::wait() {
 void Process::kill(const std::string& reason) { impl_->force(Status::SG, "killed by the supervisor: " + reason); }
 
 namespace {
-
-struct Pipe {
-  UniqueFd r, w;
-  explicit Pipe(const char* what) {
-    int p[2];
-    if (::pipe2(p, O_CLOEXEC) != 0) throw_errno(std::string("pipe2 ") + what);
-    r.reset(p[0]);
-    w.reset(p[1]);
-  }
-};
-
-struct SocketPair {
-  UniqueFd a, b;
-  SocketPair(int type, const char* what) {
-    int s[2];
-    if (::socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, s) != 0) throw_errno(std::string("socketpair ") + what);
-    a.reset(s[0]);
-    b.reset(s[1]);
-  }
-};
 
 void check_spec(const Spec& spec) {
   if (spec.argv.empty()) throw std::runtime_error("kernelgate sandbox: empty argv");
@@ -376,45 +427,27 @@ std::unique_ptr<Process> start(const Spec& spec) {
   plan.envp.push_back(nullptr);
   plan.pass_fds = spec.pass_fds;
 
-  SocketPair sync(SOCK_STREAM, "sync");
-  SocketPair notify(SOCK_SEQPACKET, "notify");
-  Pipe report("report"), out("stdout"), err("stderr");
-  plan.sync_fd = sync.b.get();
-  plan.report_fd = report.w.get();
-  plan.notify_fd = notify.b.get();
-  plan.stdout_fd = out.w.get();
-  plan.stderr_fd = err.w.get();
-
-  bool user_ns = namespaces::need_user_ns();
-  int pidfd = -1;
-  unsigned long flags = namespaces::clone_flags(user_ns) | CLONE_PIDFD | SIGCHLD;
-  impl->started = Clock::now();
-  long pid = ::syscall(SYS_clone, flags, nullptr, &pidfd, nullptr, 0);
-  if (pid < 0) throw_errno("clone(namespaces)");
-  if (pid == 0) contain::init_main(plan);  // never returns
-
-  impl->pid = static_cast<pid_t>(pid);
-  impl->pidfd.reset(pidfd);
-  impl->report_r = std::move(report.r);
-  impl->out_r = std::move(out.r);
-  impl->err_r = std::move(err.r);
-  impl->notify_r = std::move(notify.a);
-  // The child's ends now live only in the child.
-  sync.b.reset();
-  notify.b.reset();
-  report.w.reset();
-  out.w.reset();
-  err.w.reset();
-
-  // Our half of the set-up; if it fails, ~Impl kills and reaps the child.
-  if (user_ns) namespaces::write_id_maps(impl->pid, ::geteuid(), ::getegid());
-  if (impl->cg) impl->cg->attach(impl->pid);
-  char go = 'G';
-  if (::send(sync.a.get(), &go, 1, MSG_NOSIGNAL) != 1) throw_errno("send go to sandbox init");
-  for (int fd : {impl->out_r.get(), impl->err_r.get(), impl->report_r.get()})
-    ::fcntl(fd, F_SETFL, O_NONBLOCK);
+  // The clone happens on the monitor thread, which lives exactly as long as the box is watched:
+  // PR_SET_PDEATHSIG fires when the *thread* that cloned exits, so cloning from the caller's
+  // thread would kill the box when, say, a worker thread that started it finishes.
+  auto launch = std::make_shared<Launch>();
+  launch->plan = std::move(plan);
+  launch->user_ns = namespaces::need_user_ns();
+  std::promise<void> started;
+  std::future<void> ready = started.get_future();
   Process::Impl* raw = impl.get();
-  impl->monitor = std::thread([raw] { raw->monitor_main(); });
+  impl->monitor = std::thread([raw, launch, &started] {
+    try {
+      raw->launch(*launch);
+    } catch (...) {
+      started.set_exception(std::current_exception());
+      raw->abandon();
+      return;
+    }
+    started.set_value();
+    raw->monitor_main();
+  });
+  ready.get();  // rethrows what failed in launch(); ~Impl then joins the thread
   return std::unique_ptr<Process>(new Process(std::move(impl)));
 }
 

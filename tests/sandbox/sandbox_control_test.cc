@@ -167,6 +167,45 @@ TEST(SandboxControl, DestroyingAProcessKillsTheTree) {
   EXPECT_TRUE(processes_with(marker).empty());
 }
 
+TEST(SandboxControl, SupervisorDeathTakesTheBoxWithIt) {
+  // A supervisor process starts a box and is SIGKILLed: PR_SET_PDEATHSIG kills init, and init's
+  // death kills the pid namespace. Nothing may be left running.
+  auto s = spec(Profile::Compile, {attack("spin"), "children", "2"});
+  std::string marker = next_marker();
+  s.env.push_back(marker);
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t sup = ::fork();
+  ASSERT_GE(sup, 0);
+  if (sup == 0) {
+    auto proc = sb::start(s);
+    (void)!::write(ready[1], "r", 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char c;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(processes_with(marker).empty());
+  ::kill(sup, SIGKILL);
+  ::waitpid(sup, nullptr, 0);
+  for (int i = 0; i < 50 && !processes_with(marker).empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(processes_with(marker).empty());
+  ::close(ready[0]);
+  ::close(ready[1]);
+}
+
+TEST(SandboxControl, BoxOutlivesTheThreadThatStartedIt) {
+  // PR_SET_PDEATHSIG follows the thread that cloned: the box must not die with a worker thread.
+  std::unique_ptr<sb::Process> proc;
+  std::thread worker([&] { proc = sb::start(spec(Profile::Compile, {"/bin/sh", "-c", "sleep 0.3; echo done"})); });
+  worker.join();
+  auto r = proc->wait();
+  expect_ok(r);
+  EXPECT_EQ(r.stdout_text, "done\n") << describe(r);
+}
+
 TEST(SandboxControl, HostnameAndNetworkAreTheBoxs) {
   auto r = box(spec(Profile::Compile, {"/bin/sh", "-c", "cat /proc/sys/kernel/hostname; cat /proc/net/dev | tail -n +3"}));
   expect_ok(r);
