@@ -1,15 +1,27 @@
 // kg-runner: the only process that ever executes submission code. It runs inside the sandbox's
 // run profile, loads one artifact at a time, and answers Call messages on fd 3 (protocol.h).
 // It reports; it never decides: the supervisor re-checks everything it sends.
+//
+//   start      say Hello
+//   Load       set up the device (cuda: context, flush buffer, events), tighten the seccomp
+//              filter, then load the artifact: dlopen (cpu, cuda) or the driver's module loader
+//              (nvrtc) — the first untrusted code runs only after the filter is tight
+//   Call       decode a fresh copy of the inputs for every call (no call sees another's
+//              mutations), move them to the device, warm up, then per timed call: flush caches,
+//              time the call (CUDA events on the runner's stream, or the monotonic clock),
+//              wait for the device to be idle; encode returns and post-call arguments
+//   Shutdown   exit
 #include "kernelgate/protocol.h"
 #include "kernelgate/sandbox.h"
 #include "kernelgate/wire.h"
+#include "runner.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/version.h>
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -18,6 +30,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,58 +52,143 @@ void set_message(char* dst, size_t cap, const std::string& s) {
   dst[n] = 0;
 }
 
-struct Loaded {
-  c10::optional<c10::OperatorHandle> op;
-  size_t n_returns = 0;
+// cpu and cuda kinds (and the aten overload itself): a dispatcher op, called boxed.
+class DispatcherOp : public runner::Op {
+ public:
+  explicit DispatcherOp(c10::OperatorHandle h) : h_(std::move(h)), n_(h_.schema().returns().size()) {}
+  size_t n_returns() const override { return n_; }
+  std::vector<c10::IValue> run(std::vector<c10::IValue>& args) override {
+    c10::Stack stack(args.begin(), args.end());
+    h_.callBoxed(&stack);
+    return std::vector<c10::IValue>(stack.begin(), stack.end());
+  }
+
+ private:
+  c10::OperatorHandle h_;
+  size_t n_;
 };
 
-Loaded g_loaded;
+std::unique_ptr<runner::Op> g_op;
 bool g_tightened = false;
+bool g_cuda = false;
+
+// ---- CPU cache flush: a walk that writes one byte per cache line of a buffer larger than the LLC.
+std::vector<uint8_t> g_cpu_flush;
+size_t default_cpu_flush_bytes() {
+  size_t llc = 0;
+  for (int idx = 3; idx >= 2 && !llc; --idx) {
+    std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(idx) + "/size");
+    std::string s;
+    if (f >> s && !s.empty()) {
+      size_t v = std::strtoull(s.c_str(), nullptr, 10);
+      if (s.back() == 'K') v <<= 10;
+      if (s.back() == 'M') v <<= 20;
+      llc = v;
+    }
+  }
+  return std::max<size_t>(2 * llc, 64u << 20);
+}
+uint32_t cpu_flush(int64_t bytes) {
+  if (bytes < 0) return 0;
+  size_t want = bytes == 0 ? default_cpu_flush_bytes() : static_cast<size_t>(std::min<int64_t>(bytes, int64_t{1} << 32));
+  if (g_cpu_flush.size() < want) {
+    try {
+      g_cpu_flush.assign(want, 0);
+    } catch (const std::bad_alloc&) {
+      g_cpu_flush.clear();
+      return protocol::kEvidenceFlushSkipped;
+    }
+  }
+  static uint8_t counter = 0;
+  ++counter;
+  volatile uint8_t* p = g_cpu_flush.data();
+  for (size_t i = 0; i < want; i += 64) p[i] = static_cast<uint8_t>(p[i] + counter);
+  return 0;
+}
+
+size_t thread_count() {
+  size_t n = 0;
+  if (DIR* d = ::opendir("/proc/self/task")) {
+    while (dirent* e = ::readdir(d))
+      if (e->d_name[0] != '.') ++n;
+    ::closedir(d);
+  }
+  return n;
+}
 
 void handle_load(const protocol::LoadMsg& m) {
   protocol::LoadResultMsg r{};
   protocol::init_header(r, protocol::MsgType::LoadResult);
+  auto reply = [&](const std::string& msg) {
+    set_message(r.message, sizeof r.message, msg);
+    send_msg(r);
+  };
   std::string path(m.artifact_path, strnlen(m.artifact_path, sizeof m.artifact_path));
   std::string name(m.op_name, strnlen(m.op_name, sizeof m.op_name));
+  std::string aten_name(m.aten_name, strnlen(m.aten_name, sizeof m.aten_name));
+  std::string aten_overload(m.aten_overload, strnlen(m.aten_overload, sizeof m.aten_overload));
+  if (aten_overload == "default") aten_overload.clear();
+  const auto kind = static_cast<protocol::ArtifactKind>(m.kind);
+  const auto device = static_cast<protocol::DeviceKind>(m.device);
+  if (m.kind > 2 || m.device > 1) return reply("bad load message");
+  // The device is set up while the filter still allows it (driver threads, mappings).
+  if (device == protocol::DeviceKind::Cuda0 || kind == protocol::ArtifactKind::Cubin) {
+#if KG_RUNNER_CUDA
+    if (!g_cuda) {
+      std::string err = runner::cuda_setup();
+      if (!err.empty()) return reply("cannot set up cuda:0: " + err);
+      g_cuda = true;
+    }
+#else
+    return reply(std::string("this kg-runner was built against a libtorch without CUDA (") + TORCH_VERSION +
+                 "): " + (kind == protocol::ArtifactKind::Cubin ? "nvrtc artifacts" : "cuda calls") + " cannot run here");
+#endif
+  }
+  if (g_cpu_flush.empty()) cpu_flush(0);  // the flush buffer, before the filter tightens
   // The artifact's static constructors are the first untrusted code: from here on the tighter
   // filter applies (no exec, no sockets, no new processes).
   if (!g_tightened) {
-    std::string err = sandbox::tighten_runner_filter(sandbox::Profile::RunCpu);
-    if (!err.empty()) {
-      set_message(r.message, sizeof r.message, "cannot tighten the runner's filter: " + err);
-      send_msg(r);
-      return;
-    }
+    std::string err = sandbox::tighten_runner_filter(g_cuda ? sandbox::Profile::RunCuda : sandbox::Profile::RunCpu);
+    if (!err.empty()) return reply("cannot tighten the runner's filter: " + err);
     g_tightened = true;
+  }
+  g_op.reset();
+  if (kind == protocol::ArtifactKind::Cubin) {
+#if KG_RUNNER_CUDA
+    try {
+      g_op = runner::load_nvrtc(path, aten_name, aten_overload);
+    } catch (const std::exception& e) {
+      return reply(std::string("cannot load the nvrtc artifact: ") + e.what());
+    }
+    r.ok = 1;
+    return reply("");
+#endif
   }
   // An empty artifact path loads no submission code: the runner calls the aten overload itself
   // (self-check, and eager timed in a runner like any candidate).
+  std::string overload;
   if (!path.empty()) {
     void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) {
       const char* e = ::dlerror();
-      set_message(r.message, sizeof r.message, std::string("dlopen failed: ") + (e ? e : "?"));
-      send_msg(r);
-      return;
+      return reply(std::string("dlopen failed: ") + (e ? e : "?"));
     }
   } else {
-    name = std::string(m.aten_name, strnlen(m.aten_name, sizeof m.aten_name));
+    name = aten_name;
+    overload = aten_overload;
   }
-  std::string overload = path.empty() ? std::string(m.aten_overload, strnlen(m.aten_overload, sizeof m.aten_overload)) : "";
-  if (overload == "default") overload.clear();
   try {
     auto handle = c10::Dispatcher::singleton().findSchemaOrThrow(name.c_str(), overload.c_str());
-    g_loaded.op = handle;
-    g_loaded.n_returns = handle.schema().returns().size();
+    g_op = std::make_unique<DispatcherOp>(handle);
     r.ok = 1;
+    reply("");
   } catch (const std::exception& e) {
-    set_message(r.message, sizeof r.message, std::string("the artifact did not register ") + name + ": " + e.what());
+    reply(std::string("the artifact did not register ") + name + ": " + e.what());
   }
-  send_msg(r);
 }
 
-// Receives a Call and its memfd.
-bool recv_call(protocol::CallMsg* m, int* fd, ssize_t* n_out, void* buf, size_t cap) {
+// Receives a message and the memfd a Call carries.
+bool recv_call(int* fd, ssize_t* n_out, void* buf, size_t cap) {
   iovec iov{buf, cap};
   msghdr mh{};
   mh.msg_iov = &iov;
@@ -104,61 +202,113 @@ bool recv_call(protocol::CallMsg* m, int* fd, ssize_t* n_out, void* buf, size_t 
   if (n <= 0) return false;
   for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(fd, CMSG_DATA(c), sizeof(int));
-  if (static_cast<size_t>(n) == sizeof *m) std::memcpy(m, buf, sizeof *m);
   return true;
 }
 
-void handle_call(const protocol::CallMsg& m, int fd) {
+// Returns false when the runner must exit after replying (device error).
+bool handle_call(const protocol::CallMsg& m, int fd) {
   auto r = std::make_unique<protocol::CallResultMsg>();
   protocol::init_header(*r, protocol::MsgType::CallResult);
   r->call_id = m.call_id;
   r->status = static_cast<uint32_t>(protocol::CallStatus::BadInput);
   void* p = MAP_FAILED;
   if (fd >= 0 && m.arena_bytes > 0 && m.input_offset <= m.arena_bytes && m.input_bytes <= m.arena_bytes - m.input_offset &&
-      m.output_offset <= m.arena_bytes && m.output_capacity <= m.arena_bytes - m.output_offset)
+      m.output_offset <= m.arena_bytes && m.output_capacity <= m.arena_bytes - m.output_offset && m.n_outputs <= protocol::kMaxOutputSpecs)
     p = ::mmap(nullptr, m.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (fd >= 0) ::close(fd);
-  if (p == MAP_FAILED || !g_loaded.op) {
-    set_message(r->message, sizeof r->message, !g_loaded.op ? "no op loaded" : "bad call region");
+  const bool on_cuda = m.device == static_cast<uint32_t>(protocol::DeviceKind::Cuda0);
+  std::string bad = !g_op ? "no op loaded" : p == MAP_FAILED ? "bad call region" : (on_cuda && !g_cuda) ? "cuda:0 was not set up at load" : "";
+  if (!bad.empty()) {
+    set_message(r->message, sizeof r->message, bad);
     send_msg(*r);
     if (p != MAP_FAILED) ::munmap(p, m.arena_bytes);
-    return;
+    return true;
   }
   auto* base = static_cast<uint8_t*>(p);
+  bool keep_running = true;
   try {
     c10::InferenceMode guard;
     const uint32_t reps = std::min<uint32_t>(m.reps, protocol::kMaxTimedReps);
-    std::vector<c10::IValue> args;
-    c10::Stack stack;
+    std::vector<c10::IValue> args, out;
+    r->timer = static_cast<uint32_t>(on_cuda ? protocol::Timer::CudaEvent : protocol::Timer::SteadyClock);
     // Every call gets its own exact copy of the inputs, decoded outside the timed region, so no
-    // call sees another's mutations.
+    // call sees another's mutations or an input it has seen before.
     auto one_call = [&](bool timed) {
       args = kg::wire::decode(base + m.input_offset, m.input_bytes);
-      stack.assign(args.begin(), args.end());
-      auto t0 = std::chrono::steady_clock::now();
-      g_loaded.op->callBoxed(&stack);
-      auto t1 = std::chrono::steady_clock::now();
-      if (timed) r->times_s[r->n_times++] = std::chrono::duration<double>(t1 - t0).count();
+#if KG_RUNNER_CUDA
+      if (on_cuda) runner::to_cuda(args);
+#endif
+      g_op->prepare(args, m);
+      if (!timed) {
+        out = g_op->run(args);
+#if KG_RUNNER_CUDA
+        if (on_cuda) runner::cuda_check_idle("after the call");
+#endif
+        g_op->finish(args);
+        return;
+      }
+      double t = 0, idle = 0;
+      uint32_t ev = 0;
+      size_t threads_before = thread_count();
+      if (on_cuda) {
+#if KG_RUNNER_CUDA
+        ev |= runner::cuda_before_timed(m.flush_bytes);
+        runner::CudaTimes ct = runner::cuda_timed([&] { out = g_op->run(args); });
+        t = ct.call_s;
+        idle = ct.idle_wait_s;
+        ev |= ct.evidence;
+#endif
+      } else {
+        ev |= cpu_flush(m.flush_bytes);
+        auto t0 = std::chrono::steady_clock::now();
+        out = g_op->run(args);
+        t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      }
+      if (thread_count() > threads_before) ev |= protocol::kEvidenceThreadsLeftRunning;
+      g_op->finish(args);
+      r->evidence |= ev;
+      r->times_s[r->n_times] = t;
+      r->idle_wait_s[r->n_times] = idle;
+      ++r->n_times;
     };
     for (uint32_t i = 0; i < m.warmup; ++i) one_call(false);
     if (reps == 0) one_call(false);
     for (uint32_t i = 0; i < reps; ++i) one_call(true);
-    std::vector<c10::IValue> out(stack.begin(), stack.end());
-    if (out.size() != g_loaded.n_returns) throw std::runtime_error("op returned " + std::to_string(out.size()) + " values");
+    if (out.size() != g_op->n_returns()) throw std::runtime_error("op returned " + std::to_string(out.size()) + " values");
     out.insert(out.end(), args.begin(), args.end());
     try {
+      // encode() copies device tensors back to the CPU.
       r->output_bytes = kg::wire::encode(out, base + m.output_offset, m.output_capacity);
       r->status = static_cast<uint32_t>(protocol::CallStatus::Ok);
     } catch (const kg::wire::WireError& e) {
       r->status = static_cast<uint32_t>(protocol::CallStatus::OutputTooLarge);
       set_message(r->message, sizeof r->message, e.what());
     }
+  } catch (const runner::DeviceError& e) {
+    r->status = static_cast<uint32_t>(protocol::CallStatus::DeviceError);
+    set_message(r->message, sizeof r->message, e.what());
+    keep_running = false;
   } catch (const std::exception& e) {
     r->status = static_cast<uint32_t>(protocol::CallStatus::Exception);
-    set_message(r->message, sizeof r->message, e.what());
+    std::string what = e.what();
+#if KG_RUNNER_CUDA
+    // A CUDA error surfacing as an exception (c10::Error from a kernel's checks) may leave a
+    // sticky error behind: then the context is unusable and this runner must go.
+    if (on_cuda) {
+      try {
+        runner::cuda_check_idle("after the op's exception");
+      } catch (const runner::DeviceError& de) {
+        r->status = static_cast<uint32_t>(protocol::CallStatus::DeviceError);
+        what += std::string(" / ") + de.what();
+        keep_running = false;
+      }
+    }
+#endif
+    set_message(r->message, sizeof r->message, what);
   }
   ::munmap(p, m.arena_bytes);
   send_msg(*r);
+  return keep_running;
 }
 
 }  // namespace
@@ -175,10 +325,9 @@ int main(int argc, char** argv) {
   }
   std::vector<unsigned char> buf(sizeof(protocol::CallResultMsg));
   while (true) {
-    protocol::CallMsg call{};
     int fd = -1;
     ssize_t n = 0;
-    if (!recv_call(&call, &fd, &n, buf.data(), buf.size())) return 0;  // supervisor gone
+    if (!recv_call(&fd, &n, buf.data(), buf.size())) return 0;  // supervisor gone
     protocol::MsgHeader h{};
     if (static_cast<size_t>(n) < sizeof h) return 4;
     std::memcpy(&h, buf.data(), sizeof h);
@@ -192,10 +341,13 @@ int main(int argc, char** argv) {
         handle_load(*m);
         break;
       }
-      case protocol::MsgType::Call:
-        if (static_cast<size_t>(n) != sizeof call) return 4;
-        handle_call(call, fd);
+      case protocol::MsgType::Call: {
+        if (static_cast<size_t>(n) != sizeof(protocol::CallMsg)) return 4;
+        auto m = std::make_unique<protocol::CallMsg>();
+        std::memcpy(m.get(), buf.data(), sizeof *m);
+        if (!handle_call(*m, fd)) return 5;  // device error: the context is gone
         break;
+      }
       case protocol::MsgType::Shutdown:
         return 0;
       default:

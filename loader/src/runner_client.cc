@@ -7,6 +7,8 @@
 #include "kernelgate/wire.h"
 #include "kg_build_config.h"
 
+#include <ATen/ATen.h>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -145,11 +147,26 @@ std::unique_ptr<RunnerClient> RunnerClient::start(const RunnerOptions& options) 
 
 RunnerClient::~RunnerClient() {
   if (sock_ >= 0) ::close(sock_);
+  sock_ = -1;
   stop("runner client closed");
 }
 
 sandbox::Record RunnerClient::stop(const std::string& why) {
   alive_ = false;
+  if (!process_) {
+    // start() failed before the runner existed.
+    sandbox::Record r;
+    r.message = why;
+    return r;
+  }
+  if (!record_ && sock_ >= 0) {
+    // A runner that closed its channel is already dying (a signal, the OOM killer, its own
+    // exit after a device error): let the sandbox see how it ended rather than our kill.
+    char c;
+    ssize_t n = ::recv(sock_, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    bool closed = n == 0 || (n < 0 && errno == ECONNRESET);
+    if (closed && waiter_.wait_for(std::chrono::seconds(2)) == std::future_status::ready) record_ = waiter_.get();
+  }
   if (!record_) {
     process_->kill(why);
     record_ = waiter_.get();
@@ -158,14 +175,26 @@ sandbox::Record RunnerClient::stop(const std::string& why) {
 }
 
 std::string RunnerClient::load(const std::string& artifact, const std::string& registered_op, const std::string& aten_op) {
+  LoadRequest r;
+  r.artifact = artifact;
+  r.registered_op = registered_op;
+  r.aten_op = aten_op;
+  return load(r);
+}
+
+std::string RunnerClient::load(const LoadRequest& req) {
   if (!alive_) return "runner is not running";
   protocol::LoadMsg m{};
   protocol::init_header(m, protocol::MsgType::Load);
-  copy_cstr(m.artifact_path, sizeof m.artifact_path, artifact);
-  copy_cstr(m.op_name, sizeof m.op_name, registered_op);
-  auto dot = aten_op.rfind('.');
-  copy_cstr(m.aten_name, sizeof m.aten_name, "aten::" + aten_op.substr(0, dot));
-  copy_cstr(m.aten_overload, sizeof m.aten_overload, dot == std::string::npos ? "" : aten_op.substr(dot + 1));
+  copy_cstr(m.artifact_path, sizeof m.artifact_path, req.artifact);
+  copy_cstr(m.op_name, sizeof m.op_name, req.registered_op);
+  auto dot = req.aten_op.rfind('.');
+  copy_cstr(m.aten_name, sizeof m.aten_name, "aten::" + req.aten_op.substr(0, dot));
+  copy_cstr(m.aten_overload, sizeof m.aten_overload, dot == std::string::npos ? "" : req.aten_op.substr(dot + 1));
+  m.kind = static_cast<uint32_t>(req.kind == Kind::Nvrtc  ? protocol::ArtifactKind::Cubin
+                                 : req.kind == Kind::Cuda ? protocol::ArtifactKind::CudaSharedObject
+                                                          : protocol::ArtifactKind::SharedObject);
+  m.device = static_cast<uint32_t>(req.device == Device::Cuda ? protocol::DeviceKind::Cuda0 : protocol::DeviceKind::Cpu);
   protocol::LoadResultMsg r{};
   try {
     send_msg(sock_, m);
@@ -190,6 +219,14 @@ CallOutcome RunnerClient::died(CallOutcome out, const std::string& why) {
 
 CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_returns, double timeout_s, int warmup,
                                int reps) {
+  CallOptions o;
+  o.warmup = warmup;
+  o.reps = reps;
+  return call(inputs, n_returns, timeout_s, o);
+}
+
+CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_returns, double timeout_s, const CallOptions& options) {
+  const int warmup = options.warmup, reps = options.reps;
   CallOutcome out;
   if (!alive_) {
     out.kind = CallOutcome::Kind::Died;
@@ -197,6 +234,8 @@ CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_
     return out;
   }
   if (reps < 0 || reps > protocol::kMaxTimedReps) throw std::invalid_argument("reps out of range");
+  if (warmup < 0) throw std::invalid_argument("warmup out of range");
+  if (options.output_like.size() > protocol::kMaxOutputSpecs) throw std::invalid_argument("more outputs than the protocol carries");
   const size_t in_bytes = wire::encoded_size(inputs);
   // Room for the returns (up to twice the inputs' size plus slack) and every argument after the call.
   const size_t out_cap = in_bytes * 3 + (16u << 20);
@@ -221,6 +260,17 @@ CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_
   m.output_capacity = out_cap;
   m.warmup = static_cast<uint32_t>(warmup);
   m.reps = static_cast<uint32_t>(reps);
+  m.device = static_cast<uint32_t>(options.device == Device::Cuda ? protocol::DeviceKind::Cuda0 : protocol::DeviceKind::Cpu);
+  m.flush_bytes = options.flush_bytes;
+  for (const auto& v : options.output_like) {
+    auto& spec = m.outputs[m.n_outputs++];
+    if (!v.isTensor() || !v.toTensor().defined() || v.toTensor().dim() > 16)
+      throw std::invalid_argument("output_like holds a value that is not a defined tensor of at most 16 dims");
+    const at::Tensor& t = v.toTensor();
+    spec.dtype = static_cast<int32_t>(t.scalar_type());
+    spec.ndim = static_cast<uint32_t>(t.dim());
+    for (int64_t d = 0; d < t.dim(); ++d) spec.sizes[d] = t.size(d);
+  }
 
   auto r = std::make_unique<protocol::CallResultMsg>();
   auto t0 = Clock::now();
@@ -253,17 +303,39 @@ CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_
     case protocol::CallStatus::Exception:
     case protocol::CallStatus::OutputTooLarge:
     case protocol::CallStatus::BadInput:
+    case protocol::CallStatus::DeviceError:
       out.kind = CallOutcome::Kind::OpError;
+      if (static_cast<protocol::CallStatus>(r->status) == protocol::CallStatus::DeviceError) {
+        // The runner's CUDA context is unusable after a device fault: it exits, and the next
+        // call gets a fresh runner.
+        out.kind = CallOutcome::Kind::Died;
+        out.message = "device error: " + out.message;
+        return died(std::move(out), out.message);
+      }
       if (static_cast<protocol::CallStatus>(r->status) == protocol::CallStatus::OutputTooLarge)
         out.message = "outputs larger than the room given for them: " + out.message;
       return out;
     default: return violation("unknown call status " + std::to_string(r->status));
   }
+  double sum = 0;
   for (uint32_t i = 0; i < r->n_times; ++i) {
-    double t = r->times_s[i];
+    double t = r->times_s[i], idle = r->idle_wait_s[i];
     if (!(t >= 0) || t > out.supervisor_wall_s) return violation("runner reported a time of " + std::to_string(t) + " s, outside what the supervisor's clock allows");
+    if (!(idle >= 0) || idle > out.supervisor_wall_s) return violation("runner reported an idle wait of " + std::to_string(idle) + " s");
+    sum += t;
     out.times_s.push_back(t);
+    out.idle_wait_s.push_back(idle);
   }
+  // The timed calls ran one after another inside the exchange the supervisor clocked.
+  if (sum > out.supervisor_wall_s * 1.0001 + 1e-6)
+    return violation("runner's timed calls add up to " + std::to_string(sum) + " s, more than the supervisor's " +
+                     std::to_string(out.supervisor_wall_s) + " s around them");
+  switch (static_cast<protocol::Timer>(r->timer)) {
+    case protocol::Timer::SteadyClock: out.timer = "steady_clock"; break;
+    case protocol::Timer::CudaEvent: out.timer = "cuda_event"; break;
+    default: return violation("unknown timer " + std::to_string(r->timer));
+  }
+  out.evidence = r->evidence;
   if (r->output_bytes > out_cap) return violation("runner claims " + std::to_string(r->output_bytes) + " output bytes in a region of " + std::to_string(out_cap));
   std::vector<c10::IValue> values;
   try {

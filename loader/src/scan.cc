@@ -18,6 +18,15 @@ const char* kind_name(Kind k) {
   return "?";
 }
 
+bool parse_kind(const std::string& name, Kind* out) {
+  for (Kind k : {Kind::Cpu, Kind::Cuda, Kind::Nvrtc})
+    if (name == kind_name(k)) {
+      *out = k;
+      return true;
+    }
+  return false;
+}
+
 std::string folder_for_op(const std::string& op) {
   std::string out;
   for (char c : op) {

@@ -255,6 +255,8 @@ class Reader {
         if (type != static_cast<int64_t>(c10::DeviceType::CPU) && type != static_cast<int64_t>(c10::DeviceType::CUDA))
           throw WireError("device type " + std::to_string(type) + " is not cpu or cuda");
         if (index < -1 || index > 127) throw WireError("device index out of range");
+        // c10::Device asserts (throws c10::Error) on a CPU index other than -1 or 0 (found by fuzzing).
+        if (type == static_cast<int64_t>(c10::DeviceType::CPU) && index > 0) throw WireError("cpu device index must be -1 or 0");
         return c10::IValue(c10::Device(static_cast<c10::DeviceType>(type), static_cast<c10::DeviceIndex>(index)));
       }
       case kIntList: {
@@ -438,7 +440,14 @@ std::vector<c10::IValue> decode(const uint8_t* src, size_t len) {
   Reader r(src, len, stream_start, h.stream_bytes, h.data_offset);
   std::vector<c10::IValue> out;
   out.reserve(h.n_values);
-  for (uint32_t i = 0; i < h.n_values; ++i) out.push_back(r.value(0));
+  try {
+    for (uint32_t i = 0; i < h.n_values; ++i) out.push_back(r.value(0));
+  } catch (const c10::Error& e) {
+    // Defence in depth: whatever libtorch itself rejects while building values is still a lie
+    // of the runner's, never an internal error of the supervisor.
+    std::string what = e.what_without_backtrace();
+    throw WireError("libtorch rejected a decoded value: " + what.substr(0, 300));
+  }
   if (r.pos() != r.end()) throw WireError("trailing bytes after the last value");
   return out;
 }

@@ -21,6 +21,7 @@ namespace kg::loader {
 
 enum class Kind { Cpu, Cuda, Nvrtc };
 const char* kind_name(Kind k);
+bool parse_kind(const std::string& name, Kind* out);  // "cpu", "cuda", "nvrtc"
 
 // "relu.default" -> "relu__default", "add_.Tensor" -> "add___Tensor".
 std::string folder_for_op(const std::string& op);
@@ -70,28 +71,83 @@ struct Diagnostic {
 };
 
 struct BuildOptions {
-  std::string work_dir;          // host directory for glue and artifacts (created)
+  std::string work_dir;          // host directory for builds when the cache is off (created)
   std::string submission_root;   // paths in diagnostics are shown relative to this
   double time_s = 120;
   uint64_t memory_mb = 4096;
+  // The content-addressed build cache (docs/loader.md, "Cache"): a hit skips the compiler.
+  bool use_cache = true;
+  std::string cache_dir;         // default: cache_root()/builds ($KERNELGATE_CACHE)
+  // Target of the cuda and nvrtc kinds: "sm_90" (H200) unless set here or by $KERNELGATE_CUDA_ARCH.
+  std::string cuda_arch;
 };
 
 struct BuildResult {
   bool ok = false;
-  std::string artifact;          // host path of the built .so
-  std::vector<Diagnostic> diagnostics;
+  std::string artifact;          // host path of the built .so (cpu, cuda) or .cubin (nvrtc)
+  std::vector<Diagnostic> diagnostics;  // capped at kMaxDiagnostics, paths relative to the submission
   std::string log;               // compiler output, capped, paths made relative
   std::string error;             // one-line summary when !ok
   sandbox::Record record;
   double seconds = 0;
+  // Added with the cuda and nvrtc kinds:
+  Kind kind = Kind::Cpu;
+  bool cache_hit = false;
+  std::string cache_key;         // SHA-256 of everything that changes the artifact
+  std::string launch_file;       // nvrtc: the normalised launch table beside the cubin
 };
+constexpr size_t kMaxDiagnostics = 200;
+constexpr size_t kMaxBuildLog = 64 * 1024;
 
 BuildResult build(const OpFolder& op, const BuildOptions& options);
 
-// Parses gcc/nvcc style diagnostics ("file:line:col: error: message").
+// Parses gcc style ("file:line:col: error: message") and nvcc/NVRTC (EDG) style
+// ("file(line): error: message") diagnostics; `strip_prefix` is removed from file names.
 std::vector<Diagnostic> parse_diagnostics(const std::string& text, const std::string& strip_prefix);
 
+// Whether this kernelgate can build a kind here ("" when it can, else why not).
+std::string kind_unavailable(Kind kind);
+
+// ---- kernelgate init ------------------------------------------------------------------------
+
+// Writes DIR/<folder>/ with a stub per op carrying the expected signature: it builds, and fails
+// every test honestly (the cpu/cuda stubs throw "not implemented"; the nvrtc stub's kernel writes
+// nothing). Existing files are never overwritten (listed in the returned problems instead).
+struct InitResult {
+  std::vector<std::string> written;                            // paths written
+  std::vector<std::pair<std::string, std::string>> problems;  // op or path -> why skipped
+};
+InitResult write_stubs(const std::string& dir, const std::vector<std::string>& ops, Kind kind);
+// The stub source (and for nvrtc the kernelgate.toml) for one op.
+std::string stub_source(const std::string& op, Kind kind);
+std::string stub_launch_toml(const std::string& op);
+
 // ---- the runner -------------------------------------------------------------------------
+
+// Where a call runs: the runner copies inputs there before the call and brings everything back.
+enum class Device { Cpu = 0, Cuda = 1 };  // Cuda means cuda:0 of the runner's box
+
+// What to load into a runner (extends the three-string load()).
+struct LoadRequest {
+  std::string artifact;        // .so (cpu, cuda) or .cubin (nvrtc); "" = the aten overload itself
+  std::string registered_op;   // "kgsub::relu__default" (cpu, cuda)
+  std::string aten_op;         // "relu.default"
+  Kind kind = Kind::Cpu;
+  Device device = Device::Cpu; // the runner sets the device up before its filter tightens
+};
+LoadRequest load_request(const OpFolder& op, const BuildResult& built, Device device);
+
+struct CallOptions {
+  int warmup = 0;              // untimed calls before the timed ones
+  int reps = 0;                // timed calls (0: one untimed call)
+  Device device = Device::Cpu;
+  // nvrtc kind: the reference's returns (only dtype and shape are sent), which the runner
+  // allocates for the kernel to write. Ignored by the other kinds.
+  std::vector<c10::IValue> output_like;
+  // Cache flush before every timed call: bytes written (0 = the runner's default: 2x the GPU's
+  // L2, or 256 MiB on CPU); -1 disables the flush (measuring the flush's own cost only).
+  int64_t flush_bytes = 0;
+};
 
 struct RunnerOptions {
   std::string runner_path;               // host path of kg-runner
@@ -106,6 +162,11 @@ struct CallOutcome {
   std::vector<c10::IValue> returns;      // the call's returns
   std::vector<c10::IValue> args_after;   // every argument after the call (tensors show mutation)
   std::vector<double> times_s;           // runner-reported per-call times (timed calls only)
+  // Per timed call: how long the device took to become idle after the call's end was recorded
+  // (work escaping the timed stream shows here; CPU: 0). Evidence for the supervisor.
+  std::vector<double> idle_wait_s;
+  std::string timer;                     // "steady_clock" or "cuda_event"
+  uint32_t evidence = 0;                 // protocol::Evidence bits the runner observed
   double supervisor_wall_s = 0;          // the supervisor's own clock around the whole exchange
   std::string message;
   sandbox::Record record;                // filled when the runner died or was killed
@@ -119,10 +180,12 @@ class RunnerClient {
   // Loads an artifact; returns an empty string on success, else the runner's message.
   // An empty `artifact` makes the runner call the aten overload `aten_op` ("relu.default") itself.
   std::string load(const std::string& artifact, const std::string& registered_op, const std::string& aten_op);
+  std::string load(const LoadRequest& request);
   // Runs the loaded op once on `inputs` (returns come back), or with reps > 0 times it and
   // returns the last timed call's outputs.
   CallOutcome call(const std::vector<c10::IValue>& inputs, size_t n_returns, double timeout_s,
                    int warmup = 0, int reps = 0);
+  CallOutcome call(const std::vector<c10::IValue>& inputs, size_t n_returns, double timeout_s, const CallOptions& options);
   bool alive() const { return alive_; }
   // Asks the runner to exit and returns its record.
   sandbox::Record finish();

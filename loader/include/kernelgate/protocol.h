@@ -14,12 +14,14 @@
 namespace kg::protocol {
 
 constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
-constexpr uint32_t kVersion = 1;
+// 2: LoadMsg kind/device, CallMsg device/flush/output specs, CallResultMsg timer, idle waits
+//    and evidence bits.
+constexpr uint32_t kVersion = 2;
 constexpr int kRunnerFd = 3;
 
 enum class MsgType : uint32_t {
   Hello = 1,       // runner -> supervisor, once after start-up
-  Load = 2,        // supervisor -> runner: dlopen an artifact
+  Load = 2,        // supervisor -> runner: dlopen an artifact (cpu, cuda) or load a cubin (nvrtc)
   LoadResult = 3,  // runner -> supervisor
   Call = 4,        // supervisor -> runner: run the loaded op on the inputs in the memfd
   CallResult = 5,  // runner -> supervisor
@@ -31,6 +33,18 @@ enum class CallStatus : uint32_t {
   Exception = 1,      // the op threw (message says what)
   OutputTooLarge = 2, // returns did not fit in the output region
   BadInput = 3,       // the runner could not decode the inputs (a supervisor bug)
+  DeviceError = 4,    // a CUDA error (illegal address, launch failure ...): the runner exits after reporting
+};
+
+enum class ArtifactKind : uint32_t { SharedObject = 0, CudaSharedObject = 1, Cubin = 2 };
+enum class DeviceKind : uint32_t { Cpu = 0, Cuda0 = 1 };
+
+// What the runner saw around the calls (evidence; the supervisor decides what it means).
+enum Evidence : uint32_t {
+  kEvidencePersistingL2Changed = 1u << 0,  // a call changed the persisting-L2 limit or window
+  kEvidenceDeviceBusyAfterCall = 1u << 1,  // work was still running after the call's end event
+  kEvidenceThreadsLeftRunning = 1u << 2,   // the call left extra threads behind
+  kEvidenceFlushSkipped = 1u << 3,         // the cache flush could not run (no memory for the buffer)
 };
 
 struct MsgHeader {
@@ -53,6 +67,8 @@ struct LoadMsg {
   char op_name[256];          // registered name, e.g. "kgsub::relu__default"
   char aten_name[256];        // the aten overload, e.g. "aten::relu" + overload in aten_overload
   char aten_overload[128];
+  uint32_t kind;              // ArtifactKind
+  uint32_t device;            // DeviceKind: set up before the filter tightens
 };
 
 struct LoadResultMsg {
@@ -72,9 +88,20 @@ struct CallMsg {
   uint64_t output_capacity;
   uint32_t warmup;           // untimed calls before the timed ones
   uint32_t reps;             // timed calls (0: one untimed call whose outputs are returned)
+  uint32_t device;           // DeviceKind: inputs are copied there before each call
+  uint32_t n_outputs;        // nvrtc kind: outputs the runner allocates (dtype and shape below)
+  int64_t flush_bytes;       // cache flush before each timed call: 0 = default, -1 = none
+  struct OutputSpec {
+    int32_t dtype;           // c10::ScalarType
+    uint32_t ndim;
+    int64_t sizes[16];
+  } outputs[8];
 };
+constexpr uint32_t kMaxOutputSpecs = 8;
 
 constexpr int kMaxTimedReps = 1000;
+
+enum class Timer : uint32_t { SteadyClock = 0, CudaEvent = 1 };
 
 struct CallResultMsg {
   MsgHeader h;
@@ -83,6 +110,9 @@ struct CallResultMsg {
   uint32_t n_times;
   uint64_t output_bytes;     // bytes written into the output region
   double times_s[kMaxTimedReps];  // per timed call, the runner's own clock (evidence, never trusted alone)
+  double idle_wait_s[kMaxTimedReps];  // per timed call: end event reached -> device idle
+  uint32_t timer;            // Timer
+  uint32_t evidence;         // Evidence bits
   char message[4096];
 };
 

@@ -1,0 +1,61 @@
+// kg-runner's parts (private): an op it can call, the timing loop's device hooks, and the
+// CUDA side, which exists only when the linked libtorch has CUDA (KG_RUNNER_CUDA).
+#pragma once
+
+#include "kernelgate/protocol.h"
+#include "kg_build_config.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/stack.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#if KG_TORCH_CUDA || defined(KG_SYNTAX_CHECK_CUDA)
+#define KG_RUNNER_CUDA 1
+#else
+#define KG_RUNNER_CUDA 0
+#endif
+
+namespace kg::runner {
+
+// A loaded op: prepare() runs outside the timed region (output allocation, layout), run() is
+// what is timed, finish() runs after it (copy-backs).
+class Op {
+ public:
+  virtual ~Op() = default;
+  virtual size_t n_returns() const = 0;
+  virtual void prepare(std::vector<c10::IValue>& args, const protocol::CallMsg& m) {}
+  virtual std::vector<c10::IValue> run(std::vector<c10::IValue>& args) = 0;
+  virtual void finish(std::vector<c10::IValue>& args) {}
+};
+
+// A device error (CUDA fault): the context is gone; report and exit.
+struct DeviceError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// ---- CUDA (cuda_device.cc); each returns "" or what failed --------------------------------------
+#if KG_RUNNER_CUDA
+// Initialises cuda:0, the flush buffer, the events (before the filter tightens).
+std::string cuda_setup();
+bool cuda_ready();
+// Copies every tensor in `values` to cuda:0 with the same sizes, strides and offsets.
+void to_cuda(std::vector<c10::IValue>& values);
+// Before a timed call: L2 flush (`bytes`, 0 = 2x L2) and persisting-L2 reset; evidence bits.
+uint32_t cuda_before_timed(int64_t bytes);
+// Records start, runs `fn`, records end, waits; returns the event time and the idle wait.
+struct CudaTimes {
+  double call_s = 0;
+  double idle_wait_s = 0;
+  uint32_t evidence = 0;
+};
+CudaTimes cuda_timed(const std::function<void()>& fn);
+// Synchronises the device and throws DeviceError on a sticky error (after untimed calls too).
+void cuda_check_idle(const char* where);
+// The nvrtc kind: loads cubin + launch table; throws std::runtime_error with the reason.
+std::unique_ptr<Op> load_nvrtc(const std::string& cubin_path, const std::string& aten_name, const std::string& overload);
+#endif
+
+}  // namespace kg::runner

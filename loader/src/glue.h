@@ -1,0 +1,27 @@
+// The registration glue kernelgate generates around a submission's entry function.
+//
+// cpu:   one unit, kg_glue.cc = the submission's source + a wrapper with the exact dispatcher
+//        signature that calls `<folder>_kernel_impl` + TORCH_LIBRARY_FRAGMENT(kgsub) m.def(schema).
+// cuda:  two units. kg_unit.cu (nvcc) = the submission's .cu + `kg_entry_<folder>`, a wrapper
+//        with the exact signature calling the user's function; kg_glue.cc (g++, precompiled
+//        prelude) declares that wrapper and registers it. The wrapper's call is where a wrong
+//        signature fails, in the unit that sees the user's declaration, and the diagnostic is
+//        followed by the expected signature.
+// Private to the loader.
+#pragma once
+
+#include "kernelgate/loader.h"
+
+#include <string>
+
+namespace kg::loader::glue {
+
+// `source_include` is the path the generated unit #includes the submission's source by.
+std::string cpu_unit(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& source_include);
+std::string cuda_unit(const OpFolder& op, const Signature& sig, const std::string& source_include);
+std::string cuda_registration(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig);
+
+// The marker the wrapper's call carries, so a failing build can name the expected signature.
+constexpr const char* kExpectedMarker = "kernelgate: expected signature:";
+
+}  // namespace kg::loader::glue

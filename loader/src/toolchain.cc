@@ -1,0 +1,239 @@
+#include "toolchain.h"
+
+#include "kg_build_config.h"
+#include "sha256.h"
+#include "util.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace kg::loader::toolchain {
+namespace {
+
+std::string file_identity(const std::string& path) {
+  struct stat st {};
+  if (path.empty() || ::stat(path.c_str(), &st) != 0) return path + ":missing";
+  return path + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtime);
+}
+
+// kernelgate's stand-in for PyTorch's <torch/extension.h>: the C++ surface load_inline kernels
+// use (torch::Tensor, torch::empty_like, TORCH_CHECK, AT_DISPATCH_*, the current CUDA stream)
+// without the Python headers the real one drags in. PYBIND11_MODULE blocks are accepted and
+// ignored: kernelgate registers `<folder>_kernel_impl` itself.
+constexpr const char* kExtensionShim = R"(#pragma once
+// kernelgate's <torch/extension.h> (generated; see docs/loader.md, "The cuda kind").
+#include <ATen/ATen.h>
+#include <ATen/Dispatch.h>
+#include <c10/util/Exception.h>
+#if defined(KG_TORCH_HAS_CUDA) && defined(__CUDACC__)
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAException.h>
+#endif
+#include <torch/library.h>
+namespace torch {
+using namespace at;  // torch::Tensor, torch::empty_like, ... as in <torch/types.h>
+}
+namespace kg_shim {
+struct PyModuleStub {
+  template <typename... T>
+  PyModuleStub& def(T&&...) { return *this; }
+};
+}  // namespace kg_shim
+#ifndef PYBIND11_MODULE
+#define PYBIND11_MODULE(name, m) [[maybe_unused]] static void kg_shim_pybind_##name(::kg_shim::PyModuleStub& m)
+#endif
+#ifndef TORCH_EXTENSION_NAME
+#define TORCH_EXTENSION_NAME kg_extension
+#endif
+)";
+
+}  // namespace
+
+std::vector<std::string> torch_include_dirs() {
+  // `-isystem /usr/include` would break the C++ library's #include_next <stdlib.h>.
+  std::vector<std::string> out;
+  for (const auto& d : split(KG_TORCH_INCLUDE_DIRS, ';'))
+    if (!d.empty() && d != "/usr/include" && d != "/usr/local/include") out.push_back(d);
+  return out;
+}
+
+std::vector<std::string> binds() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& d : torch_include_dirs())
+    if (fs::exists(d, ec)) out.push_back(d);
+  if (fs::exists(KG_TORCH_LIB_DIR, ec)) out.push_back(KG_TORCH_LIB_DIR);
+  // The CUDA toolkit usually lives under /usr (bound by the profile); bind it when it does not.
+  if (std::string(KG_CUDA_ROOT).size() && std::string(KG_CUDA_ROOT).rfind("/usr/", 0) != 0 && fs::exists(KG_CUDA_ROOT, ec))
+    out.push_back(KG_CUDA_ROOT);
+  return out;
+}
+
+std::vector<std::string> cxx_flags() {
+  std::vector<std::string> f = {"-std=c++17", "-O2", "-fPIC", "-w"};
+  for (const auto& flag : split(KG_TORCH_CXX_FLAGS, ' '))
+    if (!flag.empty()) f.push_back(flag);
+  if (KG_TORCH_CUDA) f.push_back("-DKG_TORCH_HAS_CUDA=1");
+  for (const auto& d : torch_include_dirs()) f.push_back("-isystem" + d);
+  return f;
+}
+
+std::vector<std::string> nvcc_flags(const std::string& arch) {
+  const std::string num = arch.substr(3);  // "90" or "90a"
+  std::vector<std::string> f = {"-std=c++17", "-O3", "-ccbin", KG_CXX_COMPILER, "-Xcompiler", "-fPIC", "-w",
+                                // PyTorch's cpp_extension defaults, so load_inline kernels build unchanged.
+                                "-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__",
+                                "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__",
+                                "--expt-relaxed-constexpr", "-DTORCH_API_INCLUDE_EXTENSION_H",
+                                // Device code for the target plus its PTX (for a newer device of the same family).
+                                "-gencode", "arch=compute_" + num + ",code=sm_" + num,
+                                "-gencode", "arch=compute_" + num + ",code=compute_" + num};
+  for (const auto& flag : split(KG_TORCH_CXX_FLAGS, ' '))
+    if (!flag.empty()) {
+      if (flag.rfind("-D", 0) == 0) f.push_back(flag);
+      else f.insert(f.end(), {"-Xcompiler", flag});
+    }
+  if (KG_TORCH_CUDA) f.push_back("-DKG_TORCH_HAS_CUDA=1");
+  f.push_back("-I" + shim_dir());
+  for (const auto& d : torch_include_dirs()) f.insert(f.end(), {"-isystem", d});
+  return f;
+}
+
+std::vector<std::string> link_flags(bool cuda) {
+  std::vector<std::string> f = {"-L" KG_TORCH_LIB_DIR, "-Wl,-z,defs", "-Wl,-rpath," KG_TORCH_LIB_DIR};
+  if (cuda && KG_TORCH_CUDA) f.insert(f.end(), {"-ltorch_cuda", "-lc10_cuda"});
+  f.insert(f.end(), {"-ltorch_cpu", "-lc10"});
+  if (cuda) f.insert(f.end(), {"-L" KG_CUDA_LIB_DIR, "-Wl,-rpath," KG_CUDA_LIB_DIR, "-lcudart"});
+  return f;
+}
+
+std::string normalize_arch(const std::string& in) {
+  std::string a = in;
+  for (const char* prefix : {"sm_", "compute_"})
+    if (a.rfind(prefix, 0) == 0) a = a.substr(std::string(prefix).size());
+  bool ok = a.size() >= 2 && a.size() <= 4 && std::isdigit(static_cast<unsigned char>(a[0])) &&
+            std::isdigit(static_cast<unsigned char>(a[1]));
+  for (size_t i = 2; ok && i < a.size(); ++i)
+    ok = std::isdigit(static_cast<unsigned char>(a[i])) || (i == a.size() - 1 && (a[i] == 'a' || a[i] == 'f'));
+  if (!ok) throw std::runtime_error("bad CUDA architecture '" + in + "' (expected e.g. sm_90)");
+  return "sm_" + a;
+}
+
+std::string cuda_arch(const BuildOptions& options) {
+  if (!options.cuda_arch.empty()) return normalize_arch(options.cuda_arch);
+  if (const char* e = std::getenv("KERNELGATE_CUDA_ARCH"); e && *e) return normalize_arch(e);
+  return "sm_90";
+}
+
+bool have_nvcc() {
+  std::error_code ec;
+  return std::string(KG_NVCC).size() && fs::exists(KG_NVCC, ec);
+}
+
+std::string nvrtc_helper_path() {
+  if (const char* e = std::getenv("KERNELGATE_NVRTC"); e && *e) return e;
+  std::error_code ec;
+  auto self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    auto beside = self.parent_path() / "kg-nvrtc";
+    if (fs::exists(beside, ec)) return beside.string();
+  }
+  return KG_NVRTC_HELPER_PATH;
+}
+
+bool have_nvrtc_helper() {
+  std::error_code ec;
+  return fs::exists(nvrtc_helper_path(), ec);
+}
+
+sandbox::Spec compile_spec(const std::vector<std::string>& argv, const std::vector<std::string>& ro, const std::string& rw,
+                           const BuildOptions& options) {
+  sandbox::Spec spec;
+  spec.profile = sandbox::Profile::Compile;
+  spec.argv = argv;
+  spec.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C", "LC_ALL=C"};
+  for (const auto& p : ro) spec.binds.push_back({p, false});
+  spec.binds.push_back({rw, true});
+  spec.workdir = rw;
+  spec.limits.cpu_s = options.time_s;
+  spec.limits.wall_s = options.time_s * 1.5 + 5;
+  spec.limits.memory_mb = options.memory_mb;
+  spec.limits.max_processes = 64;
+  spec.limits.max_output_bytes = 256 * 1024;
+  spec.limits.scratch_mb = 1024;
+  spec.limits.max_file_mb = 1024;  // the precompiled prelude alone is a few hundred MB
+  spec.capture_output = true;
+  return spec;
+}
+
+std::string prelude_dir(const BuildOptions& options) {
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  std::string flags = join(cxx_flags(), " ");
+  std::string key = sha256_hex(flags + "\n" + file_identity(KG_CXX_COMPILER) + "\n" + KG_TORCH_VERSION + "\n" + KG_VERSION).substr(0, 16);
+  fs::path dir = fs::path(cache_root()) / ("prelude-" + key);
+  fs::path pch = dir / "kg_prelude.h.gch";
+  std::error_code ec;
+  if (fs::exists(pch, ec)) return dir.string();
+  fs::path tmp = fs::path(cache_root()) / ("prelude-" + key + ".tmp" + std::to_string(::getpid()));
+  fs::create_directories(tmp, ec);
+  write_file((tmp / "kg_prelude.h").string(), "#pragma once\n#include <ATen/ATen.h>\n#include <torch/library.h>\n");
+  std::vector<std::string> argv = {KG_CXX_COMPILER};
+  for (const auto& f : cxx_flags()) argv.push_back(f);
+  argv.insert(argv.end(), {"-x", "c++-header", (tmp / "kg_prelude.h").string(), "-o", (tmp / "kg_prelude.h.gch").string()});
+  BuildOptions o = options;
+  o.time_s = std::max(options.time_s, 300.0);
+  sandbox::Record r = sandbox::run(compile_spec(argv, binds(), tmp.string(), o));
+  if (r.status != sandbox::Status::OK) {
+    fs::remove_all(tmp, ec);
+    std::fprintf(stderr, "kernelgate: warning: building the precompiled prelude failed (%s: %s) %s\n", sandbox::status_name(r.status),
+                 r.message.c_str(), r.stderr_text.substr(0, 1500).c_str());
+    return "";
+  }
+  fs::rename(tmp, dir, ec);  // atomic publish; a concurrent winner is fine
+  if (ec) fs::remove_all(tmp, ec);
+  return dir.string();
+}
+
+std::string shim_dir() {
+  static std::mutex mu;
+  static std::string cached;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!cached.empty()) return cached;
+  fs::path dir = fs::path(cache_root()) / ("shim-" + sha256_hex(kExtensionShim).substr(0, 16));
+  std::error_code ec;
+  if (!fs::exists(dir / "torch" / "extension.h", ec)) {
+    fs::path tmp = dir.string() + ".tmp" + std::to_string(::getpid());
+    fs::create_directories(tmp / "torch", ec);
+    write_file((tmp / "torch" / "extension.h").string(), kExtensionShim);
+    fs::rename(tmp, dir, ec);
+    if (ec) fs::remove_all(tmp, ec);
+  }
+  cached = dir.string();
+  return cached;
+}
+
+std::string identity(Kind kind, const std::string& arch) {
+  std::string id = "kernelgate " KG_VERSION "\nlibtorch " KG_TORCH_VERSION " " KG_TORCH_LIB_DIR "\n";
+  id += std::string("torch_cuda ") + (KG_TORCH_CUDA ? "1" : "0") + "\n";
+  id += "cxx " + file_identity(KG_CXX_COMPILER) + "\n" + join(cxx_flags(), " ") + "\n";
+  if (kind == Kind::Cuda) {
+    id += "nvcc " + file_identity(KG_NVCC) + " " KG_CUDA_VERSION "\n" + join(nvcc_flags(arch), " ") + "\n";
+    id += "cicc " + file_identity(std::string(KG_CUDA_ROOT) + "/nvvm/bin/cicc") + "\n";
+    id += "shim " + sha256_hex(kExtensionShim) + "\n";
+  }
+  if (kind == Kind::Nvrtc) id += "nvrtc " + file_identity(nvrtc_helper_path()) + " " KG_CUDA_VERSION "\n";
+  id += "link " + join(link_flags(kind == Kind::Cuda), " ") + "\n";
+  return id;
+}
+
+}  // namespace kg::loader::toolchain

@@ -1,0 +1,46 @@
+// The compilers kernelgate drives and how they run: flags, include paths, the precompiled
+// prelude, the torch/extension.h shim, and the sandbox spec every build step runs under.
+// Private to the loader.
+#pragma once
+
+#include "kernelgate/loader.h"
+
+#include <string>
+#include <vector>
+
+namespace kg::loader::toolchain {
+
+// libtorch's include dirs, less the compiler's own system dirs.
+std::vector<std::string> torch_include_dirs();
+// Host directories a compile child must see besides the profile's system binds.
+std::vector<std::string> binds();
+// g++ flags for code that includes libtorch headers.
+std::vector<std::string> cxx_flags();
+// nvcc flags for a cuda-kind unit (load_inline's defaults), for `arch` ("sm_90").
+std::vector<std::string> nvcc_flags(const std::string& arch);
+// Libraries an artifact links against ("-L... -l...").
+std::vector<std::string> link_flags(bool cuda);
+
+// "sm_90", "90", "sm_90a", "compute_90" -> "sm_90"/"sm_90a"; throws on anything else.
+std::string normalize_arch(const std::string& arch);
+// BuildOptions::cuda_arch, else $KERNELGATE_CUDA_ARCH, else sm_90 (H200).
+std::string cuda_arch(const BuildOptions& options);
+
+bool have_nvcc();
+bool have_nvrtc_helper();
+std::string nvrtc_helper_path();  // $KERNELGATE_NVRTC, else beside the running binary, else the build tree
+
+// The sandbox spec of one build step: compile profile, read-only toolchain binds, `rw` writable.
+sandbox::Spec compile_spec(const std::vector<std::string>& argv, const std::vector<std::string>& ro, const std::string& rw,
+                           const BuildOptions& options);
+
+// The precompiled prelude (ATen + torch/library.h) in the user's cache; "" when it cannot be built
+// (builds go on, slower). Never inside a submission's reach: compile children see it read-only.
+std::string prelude_dir(const BuildOptions& options);
+// A directory holding kernelgate's <torch/extension.h> (no Python headers needed).
+std::string shim_dir();
+
+// Everything about the toolchain that changes an artifact: compiler binaries, versions, flags.
+std::string identity(Kind kind, const std::string& arch);
+
+}  // namespace kg::loader::toolchain

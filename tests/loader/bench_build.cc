@@ -1,0 +1,79 @@
+// kg_bench_build: median build time per kind, cold (a source never built before) and cached,
+// through kernelgate's real path (sandboxed compile, cache). Not a test.
+//
+//   kg_bench_build [--reps N] [--kinds cpu,cuda,nvrtc]
+#include "loader_test_util.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+
+using namespace kg::loader;
+using namespace kg::loader::test;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+std::map<std::string, std::string> relu_files(Kind kind, const std::string& tag) {
+  if (kind == Kind::Cpu)
+    return {{"relu__default_implementation.cpp", tag + read(example_dir("correct/relu__default/relu__default_implementation.cpp"))}};
+  if (kind == Kind::Cuda)
+    return {{"relu__default_implementation.cu", tag + read(example_dir("cuda/correct/relu__default/relu__default_implementation.cu"))}};
+  return {{"relu__default_implementation.cu", tag + read(example_dir("nvrtc/correct/relu__default/relu__default_implementation.cu"))},
+          {"kernelgate.toml", read(example_dir("nvrtc/correct/relu__default/kernelgate.toml"))}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 3;
+  std::vector<Kind> kinds = {Kind::Cpu, Kind::Cuda, Kind::Nvrtc};
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--kinds" && i + 1 < argc) {
+      kinds.clear();
+      std::string list = argv[++i], cur;
+      for (char c : list + ",") {
+        Kind k;
+        if (c != ',') cur += c;
+        else if (parse_kind(cur, &k)) kinds.push_back(k), cur.clear();
+        else if (!cur.empty()) return std::fprintf(stderr, "unknown kind %s\n", cur.c_str()), 2;
+      }
+    } else return std::fprintf(stderr, "usage: kg_bench_build [--reps N] [--kinds cpu,cuda,nvrtc]\n"), 2;
+  }
+  std::mt19937_64 rng(std::random_device{}());
+  std::printf("%-6s %5s %12s %12s   (relu.default, sandboxed, seconds)\n", "kind", "reps", "cold_median", "cached_median");
+  for (Kind kind : kinds) {
+    if (!kind_unavailable(kind).empty()) {
+      std::printf("%-6s skipped: %s\n", kind_name(kind), kind_unavailable(kind).c_str());
+      continue;
+    }
+    // One untimed build first: the precompiled prelude and the shim are per-machine set-up.
+    {
+      TempDir d;
+      build(make_op(d.path, "relu.default", relu_files(kind, "// warm-up " + std::to_string(rng()) + "\n")), options(d.path));
+    }
+    std::vector<double> cold, cached;
+    for (int i = 0; i < reps; ++i) {
+      TempDir d;
+      OpFolder op = make_op(d.path, "relu.default", relu_files(kind, "// bench " + std::to_string(rng()) + "\n"));
+      BuildResult a = build(op, options(d.path));
+      if (!a.ok) return std::fprintf(stderr, "%s build failed: %s\n", kind_name(kind), a.error.c_str()), 1;
+      cold.push_back(a.seconds);
+      for (int j = 0; j < 5; ++j) {
+        BuildResult b = build(op, options(d.path));
+        if (!b.cache_hit) return std::fprintf(stderr, "%s: expected a cache hit\n", kind_name(kind)), 1;
+        cached.push_back(b.seconds);
+      }
+    }
+    std::printf("%-6s %5d %12.3f %12.4f\n", kind_name(kind), reps, median(cold), median(cached));
+    std::fflush(stdout);
+  }
+  return 0;
+}

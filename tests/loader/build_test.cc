@@ -1,0 +1,255 @@
+// Build*: the three kinds build in the sandbox; the cache hits, survives races and corruption;
+// diagnostics are structured and relative to the submission.
+#include "cache.h"
+#include "loader_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+namespace fs = std::filesystem;
+using namespace kg::loader;
+using namespace kg::loader::test;
+
+namespace {
+
+// A comment that makes a source's cache key new, for tests that need a cold build.
+std::string unique_tag() {
+  static std::mt19937_64 rng(std::random_device{}());
+  return "// unique " + std::to_string(rng()) + "\n";
+}
+
+const char* kReluCpu = R"(#include <ATen/ATen.h>
+at::Tensor relu__default_kernel_impl(const at::Tensor& self) { return self.clamp_min(0); }
+)";
+
+}  // namespace
+
+TEST(BuildCpu, BuildsAndCachesAndHitsWithoutTheCompiler) {
+  TempDir d;
+  OpFolder op = make_op(d.path, "relu.default", {{"relu__default_implementation.cpp", unique_tag() + kReluCpu}});
+  BuildResult a = build(op, options(d.path));
+  ASSERT_TRUE(a.ok) << all_diagnostics(a);
+  EXPECT_FALSE(a.cache_hit);
+  EXPECT_EQ(a.cache_key.size(), 64u);
+  EXPECT_TRUE(fs::exists(a.artifact));
+  EXPECT_NE(a.artifact.find(KG_TEST_CACHE_DIR), std::string::npos) << "artifacts live in the cache";
+  BuildResult b = build(op, options(d.path));
+  ASSERT_TRUE(b.ok) << all_diagnostics(b);
+  EXPECT_TRUE(b.cache_hit);
+  EXPECT_EQ(b.artifact, a.artifact);
+  EXPECT_LT(b.seconds, 0.05) << "a cache hit must not run the compiler";
+}
+
+TEST(BuildCpu, SameSourceElsewhereHitsTheCache) {
+  TempDir d1, d2;
+  std::string src = unique_tag() + kReluCpu;
+  BuildResult a = build(make_op(d1.path, "relu.default", {{"relu__default_implementation.cpp", src}}), options(d1.path));
+  BuildResult b = build(make_op(d2.path, "relu.default", {{"relu__default_implementation.cpp", src}}), options(d2.path));
+  ASSERT_TRUE(a.ok && b.ok);
+  EXPECT_TRUE(b.cache_hit) << "the key must not depend on where the submission lives";
+}
+
+TEST(BuildCpu, AnyByteOfTheFolderChangesTheKey) {
+  TempDir d;
+  std::string tag = unique_tag();
+  OpFolder op = make_op(d.path, "relu.default", {{"relu__default_implementation.cpp", tag + kReluCpu}, {"helper.h", "// 1\n"}});
+  BuildResult a = build(op, options(d.path));
+  std::ofstream(fs::path(op.dir) / "helper.h") << "// 2\n";
+  BuildResult b = build(op, options(d.path));
+  ASSERT_TRUE(a.ok && b.ok) << all_diagnostics(a) << all_diagnostics(b);
+  EXPECT_NE(a.cache_key, b.cache_key);
+  EXPECT_FALSE(b.cache_hit);
+}
+
+TEST(BuildCache, CorruptEntryIsDetectedAndRebuilt) {
+  TempDir d;
+  OpFolder op = make_op(d.path, "relu.default", {{"relu__default_implementation.cpp", unique_tag() + kReluCpu}});
+  BuildResult a = build(op, options(d.path));
+  ASSERT_TRUE(a.ok) << all_diagnostics(a);
+  {
+    // Flip bytes in the middle of the cached artifact.
+    std::fstream f(a.artifact, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(a.artifact) / 2));
+    f.write("KGKGKGKG", 8);
+  }
+  BuildResult b = build(op, options(d.path));
+  ASSERT_TRUE(b.ok) << all_diagnostics(b);
+  EXPECT_FALSE(b.cache_hit) << "a corrupt entry must not be served";
+  BuildResult c = build(op, options(d.path));
+  EXPECT_TRUE(c.cache_hit);
+  // A truncated manifest is corrupt too.
+  std::ofstream(fs::path(c.artifact).parent_path() / "MANIFEST") << "kernelgate-cache 1\n";
+  BuildResult e = build(op, options(d.path));
+  ASSERT_TRUE(e.ok);
+  EXPECT_FALSE(e.cache_hit);
+}
+
+TEST(BuildCache, ConcurrentBuildsOfOneKeyAgree) {
+  TempDir d;
+  OpFolder op = make_op(d.path, "relu.default", {{"relu__default_implementation.cpp", unique_tag() + kReluCpu}});
+  BuildResult r[2];
+  std::thread t0([&] { r[0] = build(op, options(d.path)); });
+  std::thread t1([&] { r[1] = build(op, options(d.path)); });
+  t0.join();
+  t1.join();
+  ASSERT_TRUE(r[0].ok) << all_diagnostics(r[0]);
+  ASSERT_TRUE(r[1].ok) << all_diagnostics(r[1]);
+  EXPECT_EQ(r[0].artifact, r[1].artifact);
+  cache::Entry e;
+  EXPECT_TRUE(cache::lookup(KG_TEST_CACHE_DIR, r[0].cache_key, &e)) << "the published entry is whole";
+  // Nothing of the loser is left behind in tmp/.
+  for (const auto& f : fs::directory_iterator(fs::path(KG_TEST_CACHE_DIR) / "tmp"))
+    EXPECT_EQ(f.path().filename().string().find(r[0].cache_key.substr(0, 16)), std::string::npos) << f.path();
+}
+
+TEST(BuildCpu, CompileErrorIsStructuredAndRelative) {
+  TempDir d;
+  OpFolder op = make_op(d.path, "relu.default",
+                        {{"relu__default_implementation.cpp", "#include <ATen/ATen.h>\nat::Tensor relu__default_kernel_impl(const at::Tensor& self) {\n  return self.no_such_method();\n}\n"}});
+  BuildResult r = build(op, options(d.path));
+  ASSERT_FALSE(r.ok);
+  ASSERT_FALSE(r.diagnostics.empty()) << r.log;
+  const Diagnostic& e = r.diagnostics.front();
+  EXPECT_EQ(e.file, "relu__default/relu__default_implementation.cpp");
+  EXPECT_EQ(e.line, 3);
+  EXPECT_GT(e.column, 0);
+  EXPECT_EQ(e.severity, "error");
+  EXPECT_NE(e.message.find("no_such_method"), std::string::npos);
+  EXPECT_EQ(r.log.find(d.path), std::string::npos) << "no host paths in the log";
+  EXPECT_EQ(r.log.find(KG_TEST_CACHE_DIR), std::string::npos) << "no cache paths in the log";
+}
+
+TEST(BuildCpu, IncludingAHostFileFailsInTheSandbox) {
+  // The compile child sees the toolchain, headers and the op folder (as a copy), nothing else.
+  TempDir d;
+  std::ofstream(d.path + "/secret.txt") << "42\n";
+  OpFolder op = make_op(d.path, "relu.default",
+                        {{"relu__default_implementation.cpp", "#include \"" + d.path + "/secret.txt\"\n" + kReluCpu}});
+  BuildResult r = build(op, options(d.path));
+  EXPECT_FALSE(r.ok);
+}
+
+TEST(BuildDiagnostics, ParsesGccAndEdgForms) {
+  auto ds = parse_diagnostics(
+      "/sub/relu__default/x.cu(12): error: identifier \"foo\" is undefined\n"
+      "/sub/relu__default/x.cpp:3:10: fatal error: y.h: No such file or directory\n"
+      "In file included from kg_glue.cc:4:\n"
+      "relu__default/x.cu(7): warning #177-D: variable \"z\" was declared but never referenced\n"
+      "random text: with: colons\n",
+      "/sub/");
+  ASSERT_EQ(ds.size(), 3u);
+  EXPECT_EQ(ds[0].file, "relu__default/x.cu");
+  EXPECT_EQ(ds[0].line, 12);
+  EXPECT_EQ(ds[0].severity, "error");
+  EXPECT_EQ(ds[1].file, "relu__default/x.cpp");
+  EXPECT_EQ(ds[1].column, 10);
+  EXPECT_EQ(ds[1].severity, "error");
+  EXPECT_EQ(ds[2].severity, "warning");
+}
+
+TEST(BuildDiagnostics, AreCapped) {
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text += "a.cpp:" + std::to_string(i + 1) + ":1: error: e\n";
+  EXPECT_EQ(parse_diagnostics(text, "").size(), kMaxDiagnostics);
+}
+
+TEST(BuildCuda, ExampleBuildsWithNvcc) {
+  if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
+  auto scan = scan_submission(example_dir("cuda/correct"));
+  ASSERT_EQ(scan.ops.size(), 1u);
+  EXPECT_EQ(scan.ops[0].kind, Kind::Cuda);
+  BuildResult r = build(scan.ops[0], options(example_dir("cuda/correct")));
+  ASSERT_TRUE(r.ok) << all_diagnostics(r);
+  EXPECT_EQ(fs::path(r.artifact).extension(), ".so");
+  BuildResult again = build(scan.ops[0], options(example_dir("cuda/correct")));
+  EXPECT_TRUE(again.cache_hit);
+  EXPECT_LT(again.seconds, 0.05);
+}
+
+TEST(BuildCuda, WrongSignatureNamesTheExpectedOne) {
+  if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
+  TempDir d;
+  OpFolder op = make_op(d.path, "relu.default",
+                        {{"relu__default_implementation.cu",
+                          "#include <torch/extension.h>\n__global__ void k(float* x) {}\n"
+                          "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self, int64_t extra) { return self; }\n"}});
+  BuildResult r = build(op, options(d.path));
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("expected signature: at::Tensor relu__default_kernel_impl(const at::Tensor& self)"), std::string::npos)
+      << all_diagnostics(r);
+}
+
+TEST(BuildCuda, DeviceCompileErrorPointsIntoTheSubmission) {
+  if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
+  TempDir d;
+  OpFolder op = make_op(d.path, "relu.default",
+                        {{"relu__default_implementation.cu",
+                          "#include <torch/extension.h>\n__global__ void k(float* x) {\n  x[0] = undefined_thing;\n}\n"
+                          "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self) { return self; }\n"}});
+  BuildResult r = build(op, options(d.path));
+  ASSERT_FALSE(r.ok);
+  bool found = false;
+  for (const auto& diag : r.diagnostics)
+    found |= diag.file == "relu__default/relu__default_implementation.cu" && diag.line == 3 && diag.severity == "error";
+  EXPECT_TRUE(found) << all_diagnostics(r);
+}
+
+TEST(BuildNvrtc, ExampleBuildsACubin) {
+  if (!kind_unavailable(Kind::Nvrtc).empty()) GTEST_SKIP() << kind_unavailable(Kind::Nvrtc);
+  auto scan = scan_submission(example_dir("nvrtc/correct"));
+  ASSERT_EQ(scan.ops.size(), 1u);
+  EXPECT_EQ(scan.ops[0].kind, Kind::Nvrtc);
+  BuildResult r = build(scan.ops[0], options(example_dir("nvrtc/correct")));
+  ASSERT_TRUE(r.ok) << all_diagnostics(r);
+  EXPECT_EQ(fs::path(r.artifact).extension(), ".cubin");
+  std::string launch = read(r.launch_file);
+  EXPECT_NE(launch.find("lowered relu<float>\t_Z4reluIfEvPKT_PS0_x"), std::string::npos) << launch;
+  BuildResult again = build(scan.ops[0], options(example_dir("nvrtc/correct")));
+  EXPECT_TRUE(again.cache_hit);
+}
+
+TEST(BuildNvrtc, CompileErrorIsStructured) {
+  if (!kind_unavailable(Kind::Nvrtc).empty()) GTEST_SKIP() << kind_unavailable(Kind::Nvrtc);
+  TempDir d;
+  OpFolder op = make_op(d.path, "relu.default",
+                        {{"relu__default_implementation.cu", "extern \"C\" __global__ void k(float* x) {\n  x[0] = nope;\n}\n"},
+                         {"kernelgate.toml", "[launch]\nkernel = \"k\"\ngrid = [1]\nblock = [1]\nargs = [\"out0\"]\n"}});
+  ASSERT_EQ(op.kind, Kind::Nvrtc);
+  BuildResult r = build(op, options(d.path));
+  ASSERT_FALSE(r.ok);
+  ASSERT_FALSE(r.diagnostics.empty()) << r.log;
+  EXPECT_EQ(r.diagnostics[0].file, "relu__default/relu__default_implementation.cu");
+  EXPECT_EQ(r.diagnostics[0].line, 2);
+  EXPECT_NE(r.diagnostics[0].message.find("nope"), std::string::npos);
+}
+
+TEST(BuildNvrtc, MissingKernelIsAnError) {
+  if (!kind_unavailable(Kind::Nvrtc).empty()) GTEST_SKIP() << kind_unavailable(Kind::Nvrtc);
+  TempDir d;
+  OpFolder op = make_op(d.path, "relu.default",
+                        {{"relu__default_implementation.cu", "extern \"C\" __global__ void k(float* x) {}\n"},
+                         {"kernelgate.toml", "[launch]\nkernel = \"not_there\"\ngrid = [1]\nblock = [1]\nargs = [\"out0\"]\n"}});
+  BuildResult r = build(op, options(d.path));
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(all_diagnostics(r).find("not_there"), std::string::npos) << all_diagnostics(r);
+}
+
+TEST(BuildNvrtc, LaunchTableErrorsCarryFileLineAndKey) {
+  if (!kind_unavailable(Kind::Nvrtc).empty()) GTEST_SKIP() << kind_unavailable(Kind::Nvrtc);
+  TempDir d;
+  OpFolder op = make_op(d.path, "relu.default",
+                        {{"relu__default_implementation.cu", "extern \"C\" __global__ void k(float* x) {}\n"},
+                         {"kernelgate.toml", "[launch]\nkernel = \"k\"\ngrid = [\"ceil_div(numel(x), 256)\"]\nblock = [256]\nargs = [\"out0\"]\n"}});
+  BuildResult r = build(op, options(d.path));
+  ASSERT_FALSE(r.ok);
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_EQ(r.diagnostics[0].file, "relu__default/kernelgate.toml");
+  EXPECT_EQ(r.diagnostics[0].line, 3);
+  EXPECT_NE(r.diagnostics[0].message.find("launch.grid[0]: unknown name 'x'"), std::string::npos) << r.diagnostics[0].message;
+  EXPECT_NE(r.diagnostics[0].message.find("known: out0, self"), std::string::npos) << r.diagnostics[0].message;
+}

@@ -1,0 +1,28 @@
+// Helpers for the loader tests: throwaway submissions and builds against the tests' cache.
+#pragma once
+
+#include "kernelgate/loader.h"
+
+#include <map>
+#include <string>
+
+namespace kg::loader::test {
+
+// A fresh directory under $TMPDIR, removed by the destructor.
+struct TempDir {
+  TempDir();
+  ~TempDir();
+  std::string path;
+};
+
+// Writes DIR/<folder>/<name> = text for each file, returns the scanned op folder of `op`.
+OpFolder make_op(const std::string& dir, const std::string& op, const std::map<std::string, std::string>& files);
+BuildOptions options(const std::string& submission_root);
+// Whether a GPU could run launches here (never on the CPU machines): a device node exists and
+// the runner was built with CUDA.
+bool gpu_available();
+std::string example_dir(const std::string& rel);  // KG_TEST_SOURCE_DIR/examples/rel
+std::string read(const std::string& path);
+std::string all_diagnostics(const BuildResult& r);
+
+}  // namespace kg::loader::test

@@ -1,0 +1,183 @@
+// Runner*: kg-runner in the sandbox through RunnerClient. Crash isolation with real crashing
+// kernels (segfault, abort, infinite loop, huge allocation): each is a structured outcome for
+// that call, and a fresh runner serves the next.
+#include "loader_test_util.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+using namespace kg::loader;
+using namespace kg::loader::test;
+
+namespace {
+
+const char* kCrashers = R"(#include <ATen/ATen.h>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+// The sample's first element says how to misbehave.
+at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
+  float mode = self.numel() ? self.contiguous().data_ptr<float>()[0] : 0;
+  if (mode == 1) { volatile int* p = nullptr; *p = 1; }                 // segfault
+  if (mode == 2) std::abort();                                          // abort
+  if (mode == 3) { volatile unsigned long x = 0; for (;;) x = x + 1; }  // infinite loop
+  if (mode == 4) {                                                      // huge allocation, touched
+    std::vector<char*> keep;
+    for (int i = 0; i < 1 << 20; ++i) { char* p = static_cast<char*>(std::malloc(64 << 20)); if (!p) break; std::memset(p, 1, 64 << 20); keep.push_back(p); }
+  }
+  if (mode == 5) throw std::runtime_error("kernel says no");
+  return self.clamp_min(0);
+}
+)";
+
+struct Fixture {
+  TempDir dir;
+  BuildResult built;
+  OpFolder op;
+  Fixture() {
+    op = make_op(dir.path, "relu.default", {{"relu__default_implementation.cpp", kCrashers}});
+    built = build(op, options(dir.path));
+  }
+};
+
+Fixture& fixture() {
+  static Fixture f;
+  return f;
+}
+
+RunnerOptions runner_options(const std::string& artifact) {
+  RunnerOptions o;
+  o.runner_path = default_runner_path();
+  o.ro_binds = {fs::path(artifact).parent_path().string()};
+  o.limits.cpu_s = 20;
+  o.limits.wall_s = 30;
+  o.limits.memory_mb = 1024;
+  return o;
+}
+
+std::unique_ptr<RunnerClient> start_loaded() {
+  auto& f = fixture();
+  auto r = RunnerClient::start(runner_options(f.built.artifact));
+  std::string err = r->load(load_request(f.op, f.built, Device::Cpu));
+  EXPECT_EQ(err, "");
+  return r;
+}
+
+std::vector<c10::IValue> input(float mode) {
+  at::Tensor t = at::randn({64});
+  t[0] = mode;
+  return {t};
+}
+
+}  // namespace
+
+TEST(RunnerCall, ReturnsOutputsAndArgumentsAfter) {
+  ASSERT_TRUE(fixture().built.ok) << all_diagnostics(fixture().built);
+  auto r = start_loaded();
+  auto in = input(0);
+  CallOutcome out = r->call(in, 1, 10);
+  ASSERT_EQ(out.kind, CallOutcome::Kind::Ok) << out.message;
+  ASSERT_EQ(out.returns.size(), 1u);
+  EXPECT_TRUE(out.returns[0].toTensor().equal(in[0].toTensor().clamp_min(0)));
+  ASSERT_EQ(out.args_after.size(), 1u);
+  EXPECT_TRUE(out.args_after[0].toTensor().equal(in[0].toTensor()));
+  r->finish();
+}
+
+TEST(RunnerCall, TimedCallsReportPerCallTimesBoundedByTheSupervisorsClock) {
+  ASSERT_TRUE(fixture().built.ok);
+  auto r = start_loaded();
+  CallOptions o;
+  o.warmup = 2;
+  o.reps = 5;
+  CallOutcome out = r->call(input(0), 1, 30, o);
+  ASSERT_EQ(out.kind, CallOutcome::Kind::Ok) << out.message;
+  ASSERT_EQ(out.times_s.size(), 5u);
+  EXPECT_EQ(out.timer, "steady_clock");
+  double sum = 0;
+  for (double t : out.times_s) sum += t;
+  EXPECT_GT(sum, 0);
+  EXPECT_LE(sum, out.supervisor_wall_s);
+  EXPECT_EQ(out.idle_wait_s.size(), 5u);
+  r->finish();
+}
+
+TEST(RunnerCall, AnExceptionIsAnOpErrorAndTheRunnerLives) {
+  ASSERT_TRUE(fixture().built.ok);
+  auto r = start_loaded();
+  CallOutcome out = r->call(input(5), 1, 10);
+  EXPECT_EQ(out.kind, CallOutcome::Kind::OpError);
+  EXPECT_NE(out.message.find("kernel says no"), std::string::npos) << out.message;
+  EXPECT_TRUE(r->alive());
+  EXPECT_EQ(r->call(input(0), 1, 10).kind, CallOutcome::Kind::Ok);
+  r->finish();
+}
+
+struct CrashCase {
+  const char* name;
+  float mode;
+  CallOutcome::Kind kind;
+  kg::sandbox::Status status;
+};
+
+class RunnerCrash : public ::testing::TestWithParam<CrashCase> {};
+
+TEST_P(RunnerCrash, IsStructuredAndAFreshRunnerServesTheNextCall) {
+  ASSERT_TRUE(fixture().built.ok) << all_diagnostics(fixture().built);
+  const CrashCase& c = GetParam();
+  auto r = start_loaded();
+  CallOutcome out = r->call(input(c.mode), 1, c.mode == 3 ? 3 : 20);
+  EXPECT_EQ(out.kind, c.kind) << out.message;
+  // A timeout is the supervisor's own kill: the outcome says Timeout, the record who killed.
+  if (c.kind != CallOutcome::Kind::Timeout) EXPECT_EQ(out.record.status, c.status) << out.record.to_json();
+  else EXPECT_NE(out.record.message.find("time limit"), std::string::npos) << out.record.to_json();
+  EXPECT_FALSE(r->alive());
+  // The dead runner answers no more; a fresh one does, with the same artifact.
+  EXPECT_EQ(r->call(input(0), 1, 5).kind, CallOutcome::Kind::Died);
+  auto fresh = start_loaded();
+  CallOutcome ok = fresh->call(input(0), 1, 10);
+  EXPECT_EQ(ok.kind, CallOutcome::Kind::Ok) << ok.message;
+  fresh->finish();
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, RunnerCrash,
+                         ::testing::Values(CrashCase{"segfault", 1, CallOutcome::Kind::Died, kg::sandbox::Status::SG},
+                                           CrashCase{"abort", 2, CallOutcome::Kind::Died, kg::sandbox::Status::SG},
+                                           CrashCase{"infinite_loop", 3, CallOutcome::Kind::Timeout, kg::sandbox::Status::TO},
+                                           CrashCase{"huge_allocation", 4, CallOutcome::Kind::Died, kg::sandbox::Status::ML}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(RunnerLoad, MissingArtifactIsAMessageNotACrash) {
+  auto r = RunnerClient::start(runner_options("/tmp/x.so"));
+  std::string err = r->load("/nonexistent/x.so", "kgsub::relu__default", "relu.default");
+  EXPECT_NE(err.find("dlopen failed"), std::string::npos) << err;
+  r->finish();
+}
+
+TEST(RunnerLoad, AtenSelfCheckNeedsNoArtifact) {
+  auto r = RunnerClient::start(runner_options("/tmp/x"));
+  ASSERT_EQ(r->load("", "", "relu.default"), "");
+  auto in = input(0);
+  CallOutcome out = r->call(in, 1, 10);
+  ASSERT_EQ(out.kind, CallOutcome::Kind::Ok) << out.message;
+  EXPECT_TRUE(out.returns[0].toTensor().equal(in[0].toTensor().relu()));
+  r->finish();
+}
+
+TEST(RunnerCuda, LaunchesNeedAGpu) {
+  // On CPU machines a cuda or nvrtc load is refused with the reason; on a GPU machine the
+  // examples run end to end through `kernelgate eval` (tools/gpu-check).
+  if (gpu_available()) GTEST_SKIP() << "GPU present: covered by tools/gpu-check's end-to-end evals";
+  auto r = RunnerClient::start(runner_options("/tmp/x"));
+  LoadRequest req;
+  req.artifact = "/tmp/x/kernel.cubin";
+  req.aten_op = "relu.default";
+  req.kind = Kind::Nvrtc;
+  req.device = Device::Cuda;
+  std::string err = r->load(req);
+  EXPECT_NE(err.find("without CUDA"), std::string::npos) << err;
+  r->finish();
+}
