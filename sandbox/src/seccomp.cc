@@ -15,6 +15,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -276,6 +277,37 @@ bool receive(int listener, std::string* name, bool let_through) {
     ::ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
   }
   return true;
+}
+
+std::string killed_syscall_from_kernel_log(pid_t host_pid, long long since_us) {
+  UniqueFd kmsg(::open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (!kmsg) return "";
+  const std::string pid_key = " pid=" + std::to_string(host_pid) + " ";
+  std::string found;
+  char rec[8192];
+  while (true) {
+    ssize_t n = ::read(kmsg.get(), rec, sizeof rec - 1);
+    if (n < 0 && errno == EPIPE) continue;  // overwritten records: go on with the next
+    if (n <= 0) break;
+    rec[n] = 0;
+    // "<prio>,<seq>,<usec>,<flags>;audit: type=1326 ... pid=N ... arch=c000003e syscall=59 ..."
+    std::string line(rec, static_cast<size_t>(n));
+    if (line.find("type=1326") == std::string::npos || line.find(pid_key) == std::string::npos) continue;
+    long long usec = 0;
+    size_t c1 = line.find(','), c2 = line.find(',', c1 + 1);
+    if (c1 != std::string::npos && c2 != std::string::npos) usec = std::atoll(line.c_str() + c2 + 1);
+    if (usec < since_us) continue;
+    size_t a = line.find(" arch="), sc = line.find(" syscall=");
+    if (a == std::string::npos || sc == std::string::npos) continue;
+    uint32_t arch = static_cast<uint32_t>(std::strtoul(line.c_str() + a + 6, nullptr, 16));
+    int nr = std::atoi(line.c_str() + sc + 9);
+    char* name = seccomp_syscall_resolve_num_arch(arch, nr);
+    found = name ? name : "nr " + std::to_string(nr);
+    ::free(name);
+    if (arch != SCMP_ARCH_X86_64) found += " (i386 ABI)";
+    else if (nr & 0x40000000) found = "x32 syscall " + std::to_string(nr & ~0x40000000);
+  }
+  return found;
 }
 
 }  // namespace kg::sandbox::seccomp

@@ -5,6 +5,7 @@
 
 #include <linux/filter.h>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 #include "kernelgate/sandbox.h"
@@ -25,5 +26,11 @@ int install_with_listener(const std::vector<sock_filter>& bpf);
 // On success `name` holds the syscall name (or "nr N" if unknown); when `let_through`, the call
 // is allowed to continue (audit mode), otherwise it is left blocked (the caller kills the tree).
 bool receive(int listener, std::string* name, bool let_through);
+
+// Supervisor side, best effort: the name of the syscall for which the kernel killed process
+// `host_pid` with SECCOMP_RET_KILL_PROCESS (foreign ABI, or the runner's second stage). The kernel
+// logs such kills (audit type 1326) to /dev/kmsg; only records stamped after `since_us`
+// (CLOCK_MONOTONIC, microseconds) count. "" when the log is unreadable (no CAP_SYSLOG) or has none.
+std::string killed_syscall_from_kernel_log(pid_t host_pid, long long since_us);
 
 }  // namespace kg::sandbox::seccomp

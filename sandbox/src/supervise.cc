@@ -6,7 +6,9 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <future>
 #include <memory>
@@ -81,6 +83,17 @@ struct Process::Impl {
   bool capture = true;
   bool audit = false;
   Clock::time_point started;
+  long long started_us = 0;     // CLOCK_MONOTONIC, for matching kernel log records
+  pid_t payload_host_pid = -1;  // init's child, once it has sent the listener
+
+  static pid_t first_child(pid_t parent) {
+    std::string path = "/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) + "/children";
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) return -1;
+    char buf[64] = {};
+    if (::read(fd.get(), buf, sizeof buf - 1) <= 0) return -1;
+    return static_cast<pid_t>(std::atoi(buf));
+  }
   bool reaped = false;
   Record rec;
 
@@ -134,6 +147,9 @@ struct Process::Impl {
     int new_pidfd = -1;
     unsigned long flags = namespaces::clone_flags(l.user_ns) | CLONE_PIDFD | SIGCHLD;
     started = Clock::now();
+    timespec ts;
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    started_us = ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
     long child = ::syscall(SYS_clone, flags, nullptr, &new_pidfd, nullptr, 0);
     if (child < 0) throw_errno("clone(namespaces)");
     if (child == 0) contain::init_main(plan);  // never returns
@@ -284,7 +300,12 @@ struct Process::Impl {
       if (i_lis >= 0 && (p[i_lis].revents & (POLLHUP | POLLERR)) && !(p[i_lis].revents & POLLIN)) listener.reset();
       if (i_not >= 0 && (p[i_not].revents & (POLLIN | POLLHUP))) {
         int fd = fds::recv_fd(notify_r.get());
-        if (fd >= 0) listener.reset(fd);
+        if (fd >= 0) {
+          listener.reset(fd);
+          // The payload is alive and about to exec: remember its host pid (init's only child),
+          // which names it in the kernel's log of seccomp kills.
+          payload_host_pid = first_child(pid);
+        }
         notify_r.reset();  // one listener per box
       }
       if (i_rep >= 0 && (p[i_rep].revents & (POLLIN | POLLHUP))) {
@@ -360,8 +381,12 @@ struct Process::Impl {
       if (r.exit_code == 0) set(Status::OK, "");
       else set(Status::RE, "exited with code " + std::to_string(r.exit_code));
     } else if (r.signal == SIGSYS) {
-      // A KILL_PROCESS action: a foreign ABI (i386, x32) or the runner's second-stage filter.
-      set(Status::SV, "killed by seccomp (SIGSYS): foreign syscall ABI or the runner's tightened filter");
+      // A KILL_PROCESS action: a foreign ABI (i386, x32) or the runner's second-stage filter. The
+      // kernel logged which syscall (best effort: needs /dev/kmsg).
+      if (payload_host_pid > 0) r.syscall = seccomp::killed_syscall_from_kernel_log(payload_host_pid, started_us - 2000000);
+      set(Status::SV, "killed by seccomp (SIGSYS): " +
+                          (r.syscall.empty() ? std::string("foreign syscall ABI or the runner's tightened filter")
+                                             : "syscall " + r.syscall + " (foreign ABI or the runner's tightened filter)"));
     } else if (r.signal == SIGXFSZ) {
       set(Status::OL, "file size limit of " + std::to_string(limits.max_file_mb) + " MB exceeded");
     } else {
