@@ -142,6 +142,9 @@ std::string staging_dir() {
 std::vector<MountOp> plan(const Spec& spec, const std::string& staging) {
   Planner p(staging);
   const std::string& R = p.root();
+  // First of all: nothing done in this mount namespace may propagate back to the host (on a
+  // systemd host "/" is shared, and the copy made by CLONE_NEWNS would stay in its peer group).
+  p.push({MountOp::Mount, "none", "/", "", MS_REC | MS_PRIVATE, "", false});
   // The root of the box: a small tmpfs holding only mount points (read-only after pivot).
   p.push({MountOp::Mount, "kernelgate", R, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755", false});
 

@@ -1,6 +1,8 @@
 // Benign controls: real work that each profile must allow, ending OK with an empty violation,
 // plus the plain statuses (RE, SG, XX) and the CLI end to end.
 #include <csignal>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
@@ -204,6 +206,27 @@ TEST(SandboxControl, BoxOutlivesTheThreadThatStartedIt) {
   auto r = proc->wait();
   expect_ok(r);
   EXPECT_EQ(r.stdout_text, "done\n") << describe(r);
+}
+
+TEST(SandboxControl, MountsDoNotPropagateToASharedHostRoot) {
+  // In a child process with its own mount namespace whose "/" is shared (as on systemd hosts),
+  // a running box must leave that namespace's mount table untouched.
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to make a shared mount namespace";
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_SHARED, nullptr) != 0) ::_exit(3);
+    auto proc = sb::start(spec(Profile::Compile, {"/bin/sh", "-c", "sleep 0.3"}));
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    std::string table = read_file("/proc/self/mountinfo");
+    bool leaked = table.find("kernelgate") != std::string::npos;
+    auto r = proc->wait();
+    ::_exit(leaked ? 1 : (r.status == Status::OK ? 0 : 2));
+  }
+  int st = 0;
+  ::waitpid(child, &st, 0);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 0) << "1: the box's mounts appeared outside; 2: the box failed; 3: set-up";
 }
 
 TEST(SandboxControl, HostnameAndNetworkAreTheBoxs) {
