@@ -93,7 +93,9 @@ class Planner {
       ops_.push_back({MountOp::Touch, root_ + host, "", "", 0, "", false});
     }
     ops_.push_back({MountOp::Mount, host, root_ + host, "", MS_BIND, "", false});
-    unsigned long fl = writable ? (MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV) : kRoBindFlags;
+    // Writable binds are never executable: what a box writes (an artifact, a build tree) may only
+    // run in a later box that binds it read-only.
+    unsigned long fl = writable ? (MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV | MS_NOEXEC) : kRoBindFlags;
     ops_.push_back({MountOp::Remount, "", root_ + host, "", fl, "", false});
   }
 

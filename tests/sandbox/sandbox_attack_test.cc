@@ -143,6 +143,19 @@ TEST(SandboxAttackA2, ScratchWritesStayInsideTheBox) {
   EXPECT_FALSE(Snapshot::of(probe).exists);
 }
 
+TEST(SandboxAttackA2, WhatTheBoxWritesItCannotRun) {
+  // A program dropped into the scratch or a writable bind cannot be executed in the same box.
+  TempDir out;
+  auto s = spec(Profile::Compile, {"/bin/sh", "-c",
+                                   "cp /bin/true " + out.path() + "/t && cp /bin/true /tmp/t && chmod +x " + out.path() +
+                                       "/t /tmp/t; " + out.path() + "/t && echo RAN-RW; /tmp/t && echo RAN-SCRATCH; exit 0"});
+  s.binds.push_back({out.path(), true});
+  auto r = box(s);
+  EXPECT_EQ(r.status, Status::OK) << describe(r);
+  EXPECT_FALSE(contains(r.stdout_text, "RAN-")) << describe(r);
+  EXPECT_TRUE(contains(r.stderr_text, "Permission denied")) << describe(r);
+}
+
 // ---- A3 filling the scratch or /dev/shm --------------------------------------------------------
 
 TEST(SandboxAttackA3, ScratchFillStopsAtItsSizeCap) {
