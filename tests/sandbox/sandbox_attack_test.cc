@@ -147,7 +147,7 @@ TEST(SandboxAttackA2, WhatTheBoxWritesItCannotRun) {
   // A program dropped into the scratch or a writable bind cannot be executed in the same box.
   TempDir out;
   auto s = spec(Profile::Compile, {"/bin/sh", "-c",
-                                   "cp /bin/true " + out.path() + "/t && cp /bin/true /tmp/t && chmod +x " + out.path() +
+                                   "cat /bin/true > " + out.path() + "/t && cat /bin/true > /tmp/t && chmod +x " + out.path() +
                                        "/t /tmp/t; " + out.path() + "/t && echo RAN-RW; /tmp/t && echo RAN-SCRATCH; exit 0"});
   s.binds.push_back({out.path(), true});
   auto r = box(s);
