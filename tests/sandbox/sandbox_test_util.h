@@ -15,11 +15,30 @@
 #include <string>
 #include <vector>
 
+#include "cgroup.h"
 #include "kernelgate/sandbox.h"
 
 namespace kgtest {
 
 namespace sb = kg::sandbox;
+
+// Whether boxes get a cgroup that limits memory and accounts the tree's CPU time (root with a
+// usable hierarchy). Without one the sandbox falls back to rlimits, which cannot report ML and
+// count CPU per process: the tests of those properties skip.
+inline bool cgroup_limits() {
+  static int have = -1;
+  if (have < 0) {
+    auto cg = kg::sandbox::cgroup::Cgroup::create(kg::sandbox::Limits{});
+    have = cg && cg->limits_memory() && cg->limits_pids() && cg->accounts_cpu();
+  }
+  return have == 1;
+}
+#define KG_NEED_CGROUP()                                                                              \
+  do {                                                                                                \
+    if (!kgtest::cgroup_limits())                                                                     \
+      GTEST_SKIP() << "no usable cgroup (" << kg::sandbox::cgroup::describe_layout()                  \
+                   << "): memory and tree CPU fall back to rlimits";                                  \
+  } while (0)
 
 inline std::string attack(const std::string& name) { return std::string(KG_ATTACK_DIR) + "/kg_attack_" + name; }
 inline std::string control(const std::string& name) { return std::string(KG_ATTACK_DIR) + "/kg_control_" + name; }
