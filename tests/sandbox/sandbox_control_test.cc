@@ -229,6 +229,22 @@ TEST(SandboxControl, MountsDoNotPropagateToASharedHostRoot) {
   EXPECT_EQ(WEXITSTATUS(st), 0) << "1: the box's mounts appeared outside; 2: the box failed; 3: set-up";
 }
 
+TEST(SandboxControl, ManyBoxesAtOnceFromManyThreads) {
+  // The supervisor clones from several threads at once (the clone child allocates nothing, so a
+  // lock held by another thread at that moment cannot hang it).
+  std::vector<std::thread> ts;
+  std::vector<sb::Record> rs(8);
+  for (int i = 0; i < 8; ++i)
+    ts.emplace_back([i, &rs] {
+      rs[i] = box(spec(i % 2 ? Profile::RunCpu : Profile::Compile, {control("hello_cpu")}));
+    });
+  for (auto& t : ts) t.join();
+  for (const auto& r : rs) {
+    expect_ok(r);
+    EXPECT_TRUE(contains(r.stdout_text, "sum ")) << describe(r);
+  }
+}
+
 TEST(SandboxControl, HostnameAndNetworkAreTheBoxs) {
   auto r = box(spec(Profile::Compile, {"/bin/sh", "-c", "cat /proc/sys/kernel/hostname; cat /proc/net/dev | tail -n +3"}));
   expect_ok(r);
