@@ -11,12 +11,19 @@
 
 #include <atomic>
 #include <fstream>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cgroup.h"
 #include "kernelgate/sandbox.h"
+
+// Readable gtest output for the enums ("Which is: SV" rather than bytes).
+namespace kg::sandbox {
+inline void PrintTo(Profile p, std::ostream* os) { *os << profile_name(p); }
+inline void PrintTo(Status s, std::ostream* os) { *os << status_name(s); }
+}  // namespace kg::sandbox
 
 namespace kgtest {
 
