@@ -599,6 +599,19 @@ TEST(SandboxAttackA13, IncludeOfInitsEnvironmentFails) {
   EXPECT_FALSE(contains(r.stderr_text + r.stdout_text, "1234567")) << describe(r);
 }
 
+TEST(SandboxAttackA13, PragmaDependencyOnAVerifierFileFails) {
+  CompileAttack c;
+  auto r = c.compile("pragma_dependency.cc");
+  EXPECT_EQ(r.status, Status::RE) << describe(r);
+  EXPECT_FALSE(contains(r.stderr_text + r.stdout_text, "EXPECTED-OUTPUT-SECRET")) << describe(r);
+}
+
+TEST(SandboxAttackA13, HasIncludeSeesNoVerifierFile) {
+  CompileAttack c;
+  auto r = c.compile("pragma_dependency.cc", {"-DKG_PROBE_ONLY"});
+  EXPECT_EQ(r.status, Status::OK) << describe(r);  // compiles only if the file is invisible
+}
+
 TEST(SandboxAttackA13, CompileTimeBombEndsInTimeLimit) {
   CompileAttack c;
   auto r = c.compile("template_bomb.cc", {"-fconstexpr-ops-limit=4611686018427387904"}, 2);

@@ -321,6 +321,20 @@ TEST(SandboxCli, OutputPassesThroughAndJsonGoesToAFile) {
     EXPECT_TRUE(contains(rec, std::string("\"") + key + "\":")) << rec;
 }
 
+TEST(SandboxCli, PassedThroughOutputIsCappedAndTheBoxKilled) {
+  TempDir d;
+  std::string cmd = std::string(KG_SANDBOX_CLI) + " --json " + (d / "r.json") + " --ro " + KG_ATTACK_DIR + " -- " +
+                    attack("output_flood") + " both > " + (d / "out") + " 2>&1";
+  int rc = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 1);
+  std::string rec = read_file(d / "r.json");
+  EXPECT_TRUE(contains(rec, "\"status\": \"OL\"")) << rec;
+  struct stat st;
+  ASSERT_EQ(::stat((d / "out").c_str(), &st), 0);
+  EXPECT_LE(st.st_size, 1 << 20);  // the default cap of stdout + stderr together
+  EXPECT_GT(st.st_size, 0);
+}
+
 TEST(SandboxCli, SupervisorSurvivesAnAttackOnItsPid) {
   // The CLI process is the supervisor here; the attack gets its host pid (ESRCH inside).
   TempDir d;
