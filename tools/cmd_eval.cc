@@ -120,7 +120,7 @@ int parse(int argc, char** argv, bool repro, Cli* cli) {
   }
   if (opt.self_check && !opt.submission.empty()) return usage_error(cmd, usage, "--self-check takes no submission directory");
   if (!opt.self_check && opt.submission.empty()) return usage_error(cmd, usage, "no submission directory given");
-  if (opt.device == "auto") opt.device = "cpu";
+  if (opt.device == "auto") opt.device = kg::harness::auto_device();
   if (opt.device != "cpu" && opt.device != "cuda") return usage_error(cmd, usage, "--device must be cpu, cuda or auto");
   std::error_code ec;
   if (!opt.self_check) {

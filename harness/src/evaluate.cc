@@ -5,6 +5,8 @@
 #include "cheats.h"
 #include "kernelgate/harness.h"
 #include "kernelgate/loader.h"
+#include "kernelgate/protocol.h"
+#include "kernelgate/rules.h"
 
 #include <ATen/ATen.h>
 #include <torch/version.h>
@@ -76,6 +78,34 @@ std::string category_for_death(const loader::CallOutcome& out) {
   }
 }
 
+c10::IValue value_to_device(const c10::IValue& v, const at::Device& d) {
+  if (v.isTensor()) return v.toTensor().defined() ? c10::IValue(v.toTensor().to(d)) : v;
+  if (v.isTensorList()) {
+    std::vector<at::Tensor> out;
+    for (const at::Tensor& t : v.toTensorList()) out.push_back(t.to(d));
+    return out;
+  }
+  if (v.isTuple()) {
+    std::vector<c10::IValue> out;
+    for (const auto& e : v.toTupleRef().elements()) out.push_back(value_to_device(e, d));
+    return c10::ivalue::Tuple::create(std::move(out));
+  }
+  if (v.isDevice()) return d;
+  if (v.isList() && !v.isIntList() && !v.isDoubleList() && !v.isBoolList()) {
+    auto l = v.toList();
+    c10::impl::GenericList out(l.elementType());
+    for (size_t i = 0; i < l.size(); ++i) out.push_back(value_to_device(l.get(i), d));
+    return out;
+  }
+  return v;
+}
+
+std::vector<c10::IValue> to_device(const std::vector<c10::IValue>& vs, const at::Device& d) {
+  std::vector<c10::IValue> out;
+  for (const auto& v : vs) out.push_back(value_to_device(v, d));
+  return out;
+}
+
 // One sample with everything needed to judge and time it again.
 struct Judged {
   size_t index = 0;
@@ -105,15 +135,23 @@ struct Run {
     return ro;
   }
 
-  // Starts a runner and loads `artifact` (empty: the aten overload itself). "" or the error.
-  std::string start(std::unique_ptr<loader::RunnerClient>* runner, const std::string& artifact, const std::string& registered,
-                    const std::string& op) const {
+  loader::Device device() const { return options.device == "cuda" ? loader::Device::Cuda : loader::Device::Cpu; }
+
+  // Starts a runner and loads `request` (an empty artifact: the aten overload itself). "" or the error.
+  std::string start(std::unique_ptr<loader::RunnerClient>* runner, const loader::LoadRequest& request) const {
     try {
-      *runner = loader::RunnerClient::start(runner_options(artifact));
+      *runner = loader::RunnerClient::start(runner_options(request.artifact));
     } catch (const std::exception& e) {
       return e.what();
     }
-    return (*runner)->load(artifact, registered, op);
+    return (*runner)->load(request);
+  }
+
+  loader::LoadRequest eager_request(const std::string& op) const {
+    loader::LoadRequest r;
+    r.aten_op = op;
+    r.device = device();
+    return r;
   }
 };
 
@@ -163,6 +201,8 @@ class OpEvaluation {
     r_.build_log = built.log.substr(0, 8000);
     if (built.ok) {
       artifact_ = built.artifact;
+      request_ = loader::load_request(folder_, built, run_.device());
+      inspect(built.artifact);
       return true;
     }
     if (built.record.status == sandbox::Status::XX && !built.record.message.empty()) {
@@ -176,7 +216,34 @@ class OpEvaluation {
     return false;
   }
 
-  std::string registered() const { return std::string(loader::kRegistryNamespace) + "::" + folder_.folder; }
+  // Static rules on the artifact, read as hostile bytes (the supervisor never loads it).
+  void inspect(const std::string& artifact) {
+    if (folder_.kind == loader::Kind::Nvrtc) return;  // a cubin: no host code to inspect
+    try {
+      for (const auto& f : policy::inspect_artifact(policy::read_artifact(artifact), pol_, folder_.op)) violation(f.rule, f.evidence);
+    } catch (const std::exception& e) {
+      violation("protocol_violation", std::string("the built artifact cannot be read as a shared object: ") + e.what());
+    }
+  }
+
+  // What the runner saw around a call, turned into rules (the runner reports; we decide).
+  void runner_evidence(const loader::CallOutcome& out, const std::string& sample) {
+    if (out.evidence & protocol::kEvidenceThreadsLeftRunning)
+      violation("async_escape", sample + ": the call returned with threads it started still running");
+    if (out.evidence & protocol::kEvidenceDeviceBusyAfterCall)
+      violation("async_escape", sample + ": the device was still busy after the call's end was recorded");
+    if (out.evidence & protocol::kEvidencePersistingL2Changed)
+      violation("cache_tampering", sample + ": a call changed the persisting-L2 limit or access window");
+  }
+
+  loader::CallOptions call_options(const std::vector<c10::IValue>& ref_returns, int warmup = 0, int reps = 0) const {
+    loader::CallOptions o;
+    o.warmup = warmup;
+    o.reps = reps;
+    o.device = run_.device();
+    if (folder_.kind == loader::Kind::Nvrtc) o.output_like = ref_returns;
+    return o;
+  }
 
   void evaluate_samples() {
     try {
@@ -192,7 +259,13 @@ class OpEvaluation {
     }
     r_.total = static_cast<int>(all.size());
     if (!build()) return;
-    if (std::string err = run_.start(&runner_, artifact_, registered(), folder_.op); !err.empty()) {
+    if (folder_.kind != loader::Kind::Cpu && run_.device() == loader::Device::Cpu) {
+      r_.error = std::string("built; not run: the ") + loader::kind_name(folder_.kind) +
+                 " kind needs a GPU (evaluate with --device cuda on a machine that has one)";
+      return;
+    }
+    if (run_.options.self_check) request_ = run_.eager_request(folder_.op);
+    if (std::string err = run_.start(&runner_, request_); !err.empty()) {
       Failure f;
       f.category = "runtime_error";
       f.message = "loading the artifact failed: " + err;
@@ -225,8 +298,7 @@ class OpEvaluation {
       return std::nullopt;
     }
     try {
-      j.ref_args = loader::clone_values(j.inputs);
-      j.ref_returns = call_reference(*schema_, j.ref_args);
+      reference(j);
     } catch (const std::exception& e) {
       std::string why = e.what();
       r_.skipped.push_back({trace::format_call(s.call), why.substr(0, why.find('\n'))});
@@ -234,12 +306,13 @@ class OpEvaluation {
       return std::nullopt;
     }
     if (!runner_ || !runner_->alive()) {
-      if (std::string e = run_.start(&runner_, artifact_, registered(), folder_.op); !e.empty()) {
+      if (std::string e = run_.start(&runner_, request_); !e.empty()) {
         r_.failures.push_back(failure(s, i, j.inputs, "runtime_error", "restarting the runner failed: " + e));
         return std::nullopt;
       }
     }
-    loader::CallOutcome out = runner_->call(j.inputs, schema_->returns().size(), pol_.run_call_time_s);
+    loader::CallOutcome out = runner_->call(j.inputs, schema_->returns().size(), pol_.run_call_time_s, call_options(j.ref_returns));
+    runner_evidence(out, trace::format_call(s.call));
     switch (out.kind) {
       case loader::CallOutcome::Kind::Ok: {
         auto mism = judge_call(*schema_, j.inputs, j.ref_returns, j.ref_args, out.returns, out.args_after, pol_, folder_.op);
@@ -278,6 +351,18 @@ class OpEvaluation {
       }
     }
     return std::nullopt;
+  }
+
+  // The reference on the evaluation device, brought back to the CPU for judging.
+  void reference(Judged& j) const {
+    j.ref_args = loader::clone_values(j.inputs);
+    if (run_.device() == loader::Device::Cpu) {
+      j.ref_returns = call_reference(*schema_, j.ref_args);
+      return;
+    }
+    std::vector<c10::IValue> on_device = to_device(j.ref_args, at::Device(at::kCUDA, 0));
+    j.ref_returns = to_device(call_reference(*schema_, on_device), at::Device(at::kCPU));
+    j.ref_args = to_device(on_device, at::Device(at::kCPU));
   }
 
   // Keeps the candidate's recent outputs, to recognise replayed and never-written outputs later.
@@ -341,8 +426,7 @@ class OpEvaluation {
         Judged j;
         j.index = passed[k].index;
         j.inputs = make_inputs(*schema_, s, rng);
-        j.ref_args = loader::clone_values(j.inputs);
-        j.ref_returns = call_reference(*schema_, j.ref_args);
+        reference(j);
         if (!call_trial(s, j, "s" + std::to_string(j.index) + "r" + std::to_string(round),
                         "on fresh inputs in trial round " + std::to_string(round) + ": "))
           return;
@@ -359,7 +443,9 @@ class OpEvaluation {
       std::string detail;
       for (int k = 0; k < 2; ++k) {
         if (!runner_ || !runner_->alive()) return;
-        loader::CallOutcome out = runner_->call(first.inputs, schema_->returns().size(), pol_.run_call_time_s);
+        loader::CallOutcome out =
+            runner_->call(first.inputs, schema_->returns().size(), pol_.run_call_time_s, call_options(first.ref_returns));
+        runner_evidence(out, trace::format_call(s.call));
         if (out.kind != loader::CallOutcome::Kind::Ok) return;
         remember(s, "s" + std::to_string(first.index), out.returns);
         auto mism = judge_call(*schema_, first.inputs, first.ref_returns, first.ref_args, out.returns, out.args_after, pol_, folder_.op);
@@ -382,7 +468,8 @@ class OpEvaluation {
   // One trial call; false when the runner is gone.
   bool call_trial(const Sample& s, const Judged& j, const std::string& inputs_key, const std::string& context) {
     if (!runner_ || !runner_->alive()) return false;
-    loader::CallOutcome out = runner_->call(j.inputs, schema_->returns().size(), pol_.run_call_time_s);
+    loader::CallOutcome out = runner_->call(j.inputs, schema_->returns().size(), pol_.run_call_time_s, call_options(j.ref_returns));
+    runner_evidence(out, trace::format_call(s.call));
     if (out.kind != loader::CallOutcome::Kind::Ok) {
       r_.failures.push_back(failure(s, j.index, j.inputs, out.kind == loader::CallOutcome::Kind::OpError ? "runtime_error" : "crash",
                                     context + out.message));
@@ -411,7 +498,8 @@ class OpEvaluation {
       reps = std::clamp(reps, pol_.timing_min_reps, pol_.timing_max_reps);
       const double budget = pol_.run_call_time_s * (reps + pol_.timing_warmup + 1);
       const size_t n_returns = schema_->returns().size();
-      loader::CallOutcome cand = runner_->call(j.inputs, n_returns, budget, pol_.timing_warmup, reps);
+      loader::CallOutcome cand = runner_->call(j.inputs, n_returns, budget, call_options(j.ref_returns, pol_.timing_warmup, reps));
+      runner_evidence(cand, trace::format_call(s.call));
       if (cand.kind != loader::CallOutcome::Kind::Ok || cand.times_s.empty()) {
         r_.failures.push_back(failure(s, j.index, j.inputs, cand.kind == loader::CallOutcome::Kind::Timeout ? "timeout" : "runtime_error",
                                       "the timed calls failed: " + cand.message));
@@ -436,11 +524,13 @@ class OpEvaluation {
         return;
       }
       if (!run_.eager || !run_.eager->alive()) {
-        if (std::string e = run_.start(&run_.eager, "", "", folder_.op); !e.empty()) return;
-      } else if (std::string e = run_.eager->load("", "", folder_.op); !e.empty()) {
+        if (std::string e = run_.start(&run_.eager, run_.eager_request(folder_.op)); !e.empty()) return;
+      } else if (std::string e = run_.eager->load(run_.eager_request(folder_.op)); !e.empty()) {
         return;
       }
-      loader::CallOutcome eager = run_.eager->call(j.inputs, n_returns, budget * 4, pol_.timing_warmup, reps);
+      loader::CallOptions eo = call_options(j.ref_returns, pol_.timing_warmup, reps);
+      eo.output_like.clear();
+      loader::CallOutcome eager = run_.eager->call(j.inputs, n_returns, budget * 4, eo);
       if (eager.kind != loader::CallOutcome::Kind::Ok || eager.times_s.empty()) return;
       Timing t;
       t.sample = trace::format_call(s.call);
@@ -485,6 +575,7 @@ class OpEvaluation {
   const loader::OpFolder& folder_;
   const c10::FunctionSchema* schema_ = nullptr;
   std::string artifact_;
+  loader::LoadRequest request_;
   std::unique_ptr<loader::RunnerClient> runner_;
   struct Remembered {
     std::string inputs_key, what;
@@ -495,6 +586,8 @@ class OpEvaluation {
 };
 
 }  // namespace
+
+std::string auto_device() { return at::hasCUDA() ? "cuda" : "cpu"; }
 
 const std::vector<double>& sweep_tolerances() {
   static const std::vector<double> v = {1e-5, 1e-3, 1e-2};
@@ -510,7 +603,9 @@ Report evaluate(const EvalOptions& options, const policy::Policy& policy) {
   rep.suite = options.repro ? "repro" : options.suite;
   rep.policy = policy.name;
   rep.submission = options.submission;
-  if (options.device != "cpu") throw std::runtime_error("device '" + options.device + "' is not available in this build (cpu only)");
+  if (options.device == "cuda" && !at::hasCUDA())
+    throw std::runtime_error("--device cuda: the linked libtorch has no CUDA, or no GPU is visible");
+  if (options.device != "cpu" && options.device != "cuda") throw std::runtime_error("unknown device '" + options.device + "'");
   if (!options.repro) suite_samples(options.suite, "");  // unknown suite: a configuration error, before any build
   rep.seed_given = options.seed_given;
   rep.seed = options.seed_given ? options.seed : (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();

@@ -250,6 +250,9 @@ struct Report {
   double wall_s = 0;
 };
 
+// "cuda" when the linked libtorch has CUDA and a GPU is visible, else "cpu" (for --device auto).
+std::string auto_device();
+
 // Evaluates every op of a submission. Throws std::runtime_error only for configuration errors
 // (unreadable submission, unknown suite, device not available); every per-op problem is in the report.
 Report evaluate(const EvalOptions& options, const policy::Policy& policy);
