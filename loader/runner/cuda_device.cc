@@ -21,6 +21,7 @@
 #include <sstream>
 
 namespace kg::runner {
+namespace launch = kg::loader::launch;
 namespace {
 
 void check(cudaError_t e, const char* what) {

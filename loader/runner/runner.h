@@ -8,6 +8,7 @@
 #include <ATen/ATen.h>
 #include <ATen/core/stack.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>

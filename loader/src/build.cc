@@ -161,6 +161,7 @@ Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Sign
   std::vector<std::string> nvcc = {KG_NVCC};
   for (const auto& f : toolchain::nvcc_flags(arch)) nvcc.push_back(f);
   nvcc.insert(nvcc.end(), {"-c", "kg_unit.cu", "-o", "kg_unit.o"});
+  p.ro.push_back(toolchain::shim_dir());  // <torch/extension.h> without Python
   std::vector<std::string> cxx = {KG_CXX_COMPILER};
   for (const auto& f : toolchain::cxx_flags()) cxx.push_back(f);
   std::string prelude = toolchain::prelude_dir(options);

@@ -38,7 +38,6 @@ constexpr const char* kExtensionShim = R"(#pragma once
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAException.h>
 #endif
-#include <torch/library.h>
 namespace torch {
 using namespace at;  // torch::Tensor, torch::empty_like, ... as in <torch/types.h>
 }
@@ -72,6 +71,7 @@ std::vector<std::string> binds() {
   for (const auto& d : torch_include_dirs())
     if (fs::exists(d, ec)) out.push_back(d);
   if (fs::exists(KG_TORCH_LIB_DIR, ec)) out.push_back(KG_TORCH_LIB_DIR);
+  if (std::string(KG_TORCH_EXTRA_LIB_ROOT).size() && fs::exists(KG_TORCH_EXTRA_LIB_ROOT, ec)) out.push_back(KG_TORCH_EXTRA_LIB_ROOT);
   // The CUDA toolkit usually lives under /usr (bound by the profile); bind it when it does not.
   if (std::string(KG_CUDA_ROOT).size() && std::string(KG_CUDA_ROOT).rfind("/usr/", 0) != 0 && fs::exists(KG_CUDA_ROOT, ec))
     out.push_back(KG_CUDA_ROOT);

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
+
+#include "kernelgate/protocol.h"
 
 namespace fs = std::filesystem;
 using namespace kg::loader;
@@ -180,4 +183,115 @@ TEST(RunnerCuda, LaunchesNeedAGpu) {
   std::string err = r->load(req);
   EXPECT_NE(err.find("without CUDA"), std::string::npos) << err;
   r->finish();
+}
+
+// ---- on a GPU machine: the cuda and nvrtc examples through RunnerClient ------------------------
+
+namespace {
+
+struct GpuOp {
+  OpFolder op;
+  BuildResult built;
+};
+
+GpuOp build_example(const std::string& rel) {
+  GpuOp g;
+  auto scan = scan_submission(example_dir(rel));
+  EXPECT_EQ(scan.ops.size(), 1u);
+  g.op = scan.ops.at(0);
+  g.built = build(g.op, options(example_dir(rel)));
+  EXPECT_TRUE(g.built.ok) << all_diagnostics(g.built);
+  return g;
+}
+
+std::unique_ptr<RunnerClient> start_gpu(const GpuOp& g, std::string* err) {
+  RunnerOptions o = runner_options(g.built.artifact);
+  o.profile = kg::sandbox::Profile::RunCuda;
+  o.limits.memory_mb = 16384;  // the CUDA context maps a lot of address space
+  auto r = RunnerClient::start(o);
+  *err = r->load(load_request(g.op, g.built, Device::Cuda));
+  return r;
+}
+
+// relu's smoke shapes: contiguous, transposed view, 0-d, empty, f16, f64, special values.
+std::vector<at::Tensor> relu_inputs() {
+  at::Tensor special = at::randn({1000});
+  special[0] = std::numeric_limits<float>::quiet_NaN();
+  special[1] = -std::numeric_limits<float>::infinity();
+  special[2] = -0.0f;
+  return {at::randn({64, 128}), at::randn({48, 32}).t(), at::randn({}), at::randn({0, 7}),
+          at::randn({16, 64}).to(at::kHalf), at::randn({4096}, at::kDouble), special};
+}
+
+void expect_relu(const GpuOp& g, const std::string& what) {
+  std::string err;
+  auto r = start_gpu(g, &err);
+  ASSERT_EQ(err, "") << what;
+  for (const at::Tensor& x : relu_inputs()) {
+    CallOptions o;
+    o.device = Device::Cuda;
+    o.output_like = {c10::IValue(x.relu())};
+    CallOutcome out = r->call({x}, 1, 30, o);
+    ASSERT_EQ(out.kind, CallOutcome::Kind::Ok) << what << " " << x.sizes() << ": " << out.message;
+    at::Tensor got = out.returns.at(0).toTensor();
+    EXPECT_EQ(got.device().type(), c10::DeviceType::CPU);
+    EXPECT_TRUE(got.equal(x.relu()) || (got.isnan().equal(x.isnan()) && at::nan_to_num(got).equal(at::nan_to_num(x.relu()))))
+        << what << " " << x.sizes() << " " << x.scalar_type();
+  }
+  // The timing loop on the GPU: CUDA events, idle waits measured, L2 flushed.
+  CallOptions o;
+  o.device = Device::Cuda;
+  o.warmup = 3;
+  o.reps = 20;
+  at::Tensor big = at::randn({1 << 22});
+  o.output_like = {c10::IValue(big.relu())};
+  CallOutcome out = r->call({big}, 1, 60, o);
+  ASSERT_EQ(out.kind, CallOutcome::Kind::Ok) << out.message;
+  EXPECT_EQ(out.timer, "cuda_event");
+  EXPECT_EQ(out.times_s.size(), 20u);
+  for (double t : out.times_s) EXPECT_GT(t, 0);
+  EXPECT_EQ(out.evidence & ~kg::protocol::kEvidenceThreadsLeftRunning, 0u) << "an honest kernel leaves no evidence";
+  r->finish();
+}
+
+}  // namespace
+
+TEST(RunnerGpu, CudaExampleIsRightOnEverySmokeShape) {
+  if (!gpu_available()) GTEST_SKIP() << "no GPU here (or libtorch without CUDA): launches are skipped";
+  expect_relu(build_example("cuda/correct"), "cuda");
+}
+
+TEST(RunnerGpu, NvrtcExampleIsRightOnEverySmokeShape) {
+  if (!gpu_available()) GTEST_SKIP() << "no GPU here (or libtorch without CUDA): launches are skipped";
+  expect_relu(build_example("nvrtc/correct"), "nvrtc");
+}
+
+TEST(RunnerGpu, IllegalAddressKillsOnlyThatRunner) {
+  if (!gpu_available()) GTEST_SKIP() << "no GPU here (or libtorch without CUDA): launches are skipped";
+  TempDir d;
+  GpuOp g;
+  g.op = make_op(d.path, "relu.default",
+                 {{"relu__default_implementation.cu",
+                   "#include <torch/extension.h>\n"
+                   "__global__ void bad(float* p) { p[threadIdx.x] = 1.f; }\n"
+                   "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self) {\n"
+                   "  bad<<<1, 32>>>(reinterpret_cast<float*>(0x10));\n"
+                   "  return self.clone();\n}\n"}});
+  g.built = build(g.op, options(d.path));
+  ASSERT_TRUE(g.built.ok) << all_diagnostics(g.built);
+  std::string err;
+  auto r = start_gpu(g, &err);
+  ASSERT_EQ(err, "");
+  CallOptions o;
+  o.device = Device::Cuda;
+  CallOutcome out = r->call({at::randn({8})}, 1, 30, o);
+  EXPECT_EQ(out.kind, CallOutcome::Kind::Died) << out.message;
+  EXPECT_NE(out.message.find("device error"), std::string::npos) << out.message;
+  EXPECT_FALSE(r->alive());
+  // A fresh runner on the same device works.
+  GpuOp ok = build_example("cuda/correct");
+  auto fresh = start_gpu(ok, &err);
+  ASSERT_EQ(err, "");
+  EXPECT_EQ(fresh->call({at::randn({8})}, 1, 30, o).kind, CallOutcome::Kind::Ok);
+  fresh->finish();
 }
