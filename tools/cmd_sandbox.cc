@@ -6,7 +6,8 @@
 //
 // The command's stdout and stderr pass through (capped at the output limit); the record (JSON,
 // docs/sandbox.md) goes to stdout after it, or to FILE. CMD without a '/' is looked up in
-// /usr/local/bin, /usr/bin, /bin. The environment inside is PATH, HOME, TMPDIR and LANG plus --env.
+// /usr/local/bin, /usr/bin, /bin. The environment inside is PATH, HOME, TMPDIR and LANG plus --env
+// (and CUDA_CACHE_DISABLE=1 for run-cuda unless --env sets it).
 //
 // Exit status: 0 when the record's status is OK, 1 for any other status, 2 on bad usage or when
 // the sandbox could not be started at all.
@@ -119,6 +120,12 @@ int kg_cmd_sandbox(int argc, char** argv) {
     }
   }
   if (i >= argc) return bad_usage("no command given (put it after --)");
+  // CUDA's JIT cache would be written under $HOME after kg-runner's second stage forbids writes.
+  if (spec.profile == sb::Profile::RunCuda) {
+    bool set = false;
+    for (const auto& e : spec.env) set |= e.rfind("CUDA_CACHE_DISABLE=", 0) == 0;
+    if (!set) spec.env.push_back("CUDA_CACHE_DISABLE=1");
+  }
   std::string cmd = resolve(argv[i]);
   if (cmd.empty()) return bad_usage(std::string("command not found: ") + argv[i]);
   spec.argv.push_back(cmd);

@@ -152,6 +152,9 @@ std::vector<MountOp> plan(const Spec& spec, const std::string& staging) {
 
   for (const char* path : kSystemPaths) p.bind(path, false, true, false);
   for (const char* path : kEtcPaths) p.bind(path, false, true, true);
+  // run-cuda: the driver's user-space libraries where GPU containers mount them (a separate
+  // mount under /usr, so the /usr bind does not show it; ld.so.cache points there).
+  if (spec.profile == Profile::RunCuda) p.bind("/usr/local/nvidia", false, true, true);
 
   // Scratch: size-capped tmpfs.
   std::string scratch = strip_trailing_slash(spec.scratch_dir);

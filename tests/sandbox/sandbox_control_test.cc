@@ -384,10 +384,29 @@ sb::Spec cuda_spec(const std::string& mode) {
 TEST(SandboxCuda, CudaProgramRunsInRunCuda) {
   std::string why;
   if (!have_gpu(&why)) GTEST_SKIP() << why;
-  auto r = box(cuda_spec("ok"));
+  // The profile alone: no extra binds, no LD_LIBRARY_PATH (the driver's libraries come with it).
+  auto s = spec(Profile::RunCuda, {control("cuda_probe"), "ok"});
+  s.limits.memory_mb = 8192;
+  s.limits.cpu_s = 30;
+  s.limits.wall_s = 60;
+  auto r = box(s);
   EXPECT_EQ(r.status, Status::OK) << describe(r);
   EXPECT_EQ(r.syscall, "") << describe(r);
   EXPECT_TRUE(contains(r.stdout_text, "RESULT cuda ok")) << describe(r);
+  // With a HOME, the JIT cache must be off (its writes come after the second stage).
+  s.env.push_back("HOME=/tmp");
+  s.env.push_back("CUDA_CACHE_DISABLE=1");
+  auto r2 = box(s);
+  EXPECT_EQ(r2.status, Status::OK) << describe(r2);
+}
+
+TEST(SandboxCuda, CliRunsACudaProgram) {
+  std::string why;
+  if (!have_gpu(&why)) GTEST_SKIP() << why;
+  std::string out;
+  EXPECT_EQ(cli("--profile run-cuda --ro " + std::string(KG_ATTACK_DIR) + " -- " + control("cuda_probe") + " ok", &out), 0)
+      << out;
+  EXPECT_TRUE(contains(out, "RESULT cuda ok")) << out;
 }
 
 TEST(SandboxCuda, SpinningKernelEndsAtTheWallLimitAndTheDeviceRecovers) {
