@@ -28,7 +28,7 @@ std::vector<Rlimit> plan(const Spec& spec, bool memory_by_cgroup, bool pids_by_c
   // Locked memory: a small pool (libgcrypt's secure memory in libtorch's start-up); the CUDA
   // driver pins host buffers and keeps the inherited limit.
   if (spec.profile != Profile::RunCuda) add(RLIMIT_MEMLOCK, 64 << 10, 64 << 10, "RLIMIT_MEMLOCK");
-  if (!memory_by_cgroup && spec.profile != Profile::RunCuda) {
+  if (!memory_by_cgroup && spec.profile != Profile::RunCuda && L.memory_mb > 0) {
     // Fallback without a memory cgroup: address space. Not for CUDA, which reserves huge ranges.
     rlim_t as = static_cast<rlim_t>(L.memory_mb) << 20;
     add(RLIMIT_AS, as, as, "RLIMIT_AS");
