@@ -1,0 +1,183 @@
+// The data suites, `opinfo` and `traces`: trace files under harness/data/<suite>/, read with the
+// trace parser (never evaluated), merged per overload and bounded to a few samples per overload.
+#include "suites.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace kg::harness {
+namespace {
+
+using trace::Value;
+
+// Calls past this many input elements are left out of the data suites: a CPU run must finish,
+// and the runner has a memory limit (8 GiB in the competition profile).
+constexpr int64_t kMaxInputElements = int64_t{1} << 28;
+
+void tensor_specs(const Value& v, std::vector<const trace::TensorSpec*>* out) {
+  if (v.kind == Value::Kind::Tensor) out->push_back(&v.tensor);
+  for (const auto& x : v.items) tensor_specs(x, out);
+}
+
+std::vector<const trace::TensorSpec*> tensors_of(const trace::Call& c) {
+  std::vector<const trace::TensorSpec*> out;
+  for (const auto& a : c.args) tensor_specs(a, &out);
+  for (const auto& kv : c.kwargs) tensor_specs(kv.second, &out);
+  return out;
+}
+
+int64_t input_elements(const trace::Call& c) {
+  int64_t n = 0;
+  for (const auto* t : tensors_of(c)) {
+    int64_t k = 1;
+    for (int64_t s : t->shape) k = s > 0 && k > kMaxInputElements / s ? kMaxInputElements + 1 : k * s;
+    n += k;
+  }
+  return n;
+}
+
+std::string dtype_signature(const trace::Call& c) {
+  std::string s;
+  for (const auto* t : tensors_of(c)) s += t->dtype + ",";
+  return s;
+}
+
+std::string shape_signature(const trace::Call& c) {
+  std::ostringstream o;
+  for (const auto* t : tensors_of(c)) {
+    o << t->dtype << "[";
+    for (int64_t x : t->shape) o << x << ",";
+    o << "]";
+  }
+  return o.str();
+}
+
+bool has_float_tensor(const trace::Call& c) {
+  for (const auto* t : tensors_of(c))
+    if (t->dtype == "f32" || t->dtype == "f64" || t->dtype == "f16" || t->dtype == "bf16") return true;
+  return false;
+}
+
+struct Merged {
+  trace::Call call;
+  int64_t count = 0;
+  size_t first_seen = 0;
+  std::set<std::string> sources;
+};
+
+}  // namespace
+
+std::string data_dir() {
+  if (const char* e = std::getenv("KERNELGATE_DATA_DIR"); e && *e) return e;
+  // This file is harness/src/suite_data.cc; the data lives beside src/.
+  return (fs::path(__FILE__).parent_path().parent_path() / "data").string();
+}
+
+std::vector<Sample> data_suite_samples(const std::string& suite, size_t per_op,
+                                       std::vector<std::pair<std::string, std::string>>* left_out) {
+  const fs::path dir = fs::path(data_dir()) / suite;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw std::runtime_error("suite '" + suite + "': no data directory " + dir.string() + " (set KERNELGATE_DATA_DIR to the folder holding " +
+                             suite + "/)");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".txt") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+
+  std::map<std::string, std::map<std::string, Merged>> ops;  // op -> spec text -> merged call
+  std::map<std::string, size_t> too_large;
+  size_t seen = 0;
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in.good() && !in.eof()) throw std::runtime_error(f.string() + ": cannot read");
+    const std::string stem = f.stem().string();
+    for (auto& entry : trace::parse_trace(text.str(), f.string())) {
+      if (entry.name.rfind("aten.", 0) != 0) {
+        if (left_out) left_out->push_back({entry.name, "not an aten operator (" + stem + ")"});
+        continue;
+      }
+      const std::string op = entry.name.substr(5);
+      auto& calls = ops[op];
+      for (auto& c : entry.calls) {
+        if (input_elements(c) > kMaxInputElements) {
+          too_large[op]++;
+          continue;
+        }
+        std::string key = trace::format_spec(c);
+        Merged& m = calls[key];
+        if (m.count == 0) {
+          m.call = c;
+          m.first_seen = seen++;
+        }
+        m.count += c.count;
+        m.sources.insert(stem);
+      }
+    }
+  }
+  for (const auto& [op, n] : too_large)
+    if (ops[op].empty() && left_out)
+      left_out->push_back({op, "every call has more than 2^28 input elements (" + std::to_string(n) + " calls)"});
+
+  std::vector<Sample> out;
+  for (auto& [op, calls] : ops) {
+    if (calls.empty()) continue;
+    std::vector<const Merged*> order;
+    for (const auto& kv : calls) order.push_back(&kv.second);
+    // Largest call counts first; ties in file order.
+    std::sort(order.begin(), order.end(), [](const Merged* a, const Merged* b) {
+      return a->count != b->count ? a->count > b->count : a->first_seen < b->first_seen;
+    });
+    // Picks: one per distinct dtype combination, then distinct shapes, then the rest, in that order.
+    std::vector<const Merged*> picked;
+    std::set<const Merged*> taken;
+    auto pick_by = [&](const std::function<std::string(const trace::Call&)>& key) {
+      std::set<std::string> keys;
+      for (const Merged* m : picked) keys.insert(key(m->call));
+      for (const Merged* m : order) {
+        if (picked.size() >= per_op) return;
+        if (taken.count(m) || !keys.insert(key(m->call)).second) continue;
+        picked.push_back(m);
+        taken.insert(m);
+      }
+    };
+    pick_by(dtype_signature);
+    pick_by(shape_signature);
+    pick_by([](const trace::Call& c) { return trace::format_spec(c); });
+    for (const Merged* m : picked) {
+      Sample s;
+      s.op = op;
+      s.call = m->call;
+      s.call.count = m->count;
+      std::string src = *m->sources.begin();
+      if (m->sources.size() > 1) src += " +" + std::to_string(m->sources.size() - 1);
+      s.label = "cnt " + std::to_string(m->count) + ", " + src;
+      out.push_back(std::move(s));
+    }
+    // The opinfo suite also runs its first floating-point sample with special values.
+    if (suite == "opinfo")
+      for (const Merged* m : picked)
+        if (has_float_tensor(m->call)) {
+          Sample s;
+          s.op = op;
+          s.call = m->call;
+          s.family = ValueFamily::Special;
+          s.label = "special values, " + *m->sources.begin();
+          out.push_back(std::move(s));
+          break;
+        }
+  }
+  return out;
+}
+
+}  // namespace kg::harness

@@ -1,0 +1,181 @@
+// The `edge` suite's builder: tensor specs with a memory layout, plain values, and the Builder
+// that turns a call into a Sample. The family generators (suite_edge_*.cc) use it.
+#include "suites.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace kg::harness::edge {
+namespace {
+
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> st(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) st[d - 1] = st[d] * std::max<int64_t>(shape[d], 1);
+  return st;
+}
+
+Value make(Value::Kind k) {
+  Value v;
+  v.kind = k;
+  return v;
+}
+
+// Tensors inside a value, in the order make_inputs draws them.
+size_t count_tensors(const Value& v) {
+  if (v.kind == Value::Kind::Tensor) return 1;
+  size_t n = 0;
+  for (const auto& x : v.items) n += count_tensors(x);
+  return n;
+}
+
+}  // namespace
+
+const std::vector<std::string> kFloat = {"f32", "f64", "f16", "bf16"};
+const std::vector<std::string> kInt = {"i64", "i32", "i16", "i8", "u8"};
+const std::vector<std::string> kAllReal = {"f32", "f64", "f16", "bf16", "i64", "i32", "i16", "i8", "u8", "b8"};
+bool is_float(const std::string& dt) { return std::find(kFloat.begin(), kFloat.end(), dt) != kFloat.end(); }
+bool is_int(const std::string& dt) { return std::find(kInt.begin(), kInt.end(), dt) != kInt.end(); }
+
+const char* layout_name(Layout l) {
+  switch (l) {
+    case Layout::Contiguous: return "contiguous";
+    case Layout::Transposed: return "transposed";
+    case Layout::Strided: return "strided";
+    case Layout::Offset: return "offset";
+    case Layout::Expanded: return "expanded";
+  }
+  return "?";
+}
+
+TensorArg tensor(const std::vector<int64_t>& shape, const std::string& dtype, Layout layout) {
+  TensorArg t;
+  t.value = make(Value::Kind::Tensor);
+  t.value.tensor.shape = shape;
+  t.value.tensor.dtype = dtype;
+  auto set_strides = [&](std::vector<int64_t> st) {
+    t.value.tensor.strides = std::move(st);
+    t.value.tensor.has_strides = true;
+  };
+  const size_t n = shape.size();
+  if (layout == Layout::Transposed && n < 2) layout = Layout::Strided;
+  switch (layout) {
+    case Layout::Contiguous: break;
+    case Layout::Transposed: {
+      std::vector<int64_t> mem = shape;
+      std::swap(mem[n - 1], mem[n - 2]);
+      std::vector<int64_t> st = contiguous_strides(mem);
+      std::swap(st[n - 1], st[n - 2]);
+      set_strides(st);
+      t.non_contiguous = shape[n - 1] > 1 && shape[n - 2] > 1;
+      break;
+    }
+    case Layout::Strided: {
+      if (n == 0) break;
+      std::vector<int64_t> padded = shape;
+      padded[n - 1] *= 2;
+      std::vector<int64_t> st = contiguous_strides(padded);
+      st[n - 1] = 2;
+      set_strides(st);
+      t.non_contiguous = shape[n - 1] > 1;
+      break;
+    }
+    case Layout::Offset:
+      t.offset = 3;
+      t.non_contiguous = true;  // not contiguous from the storage's start
+      break;
+    case Layout::Expanded: {
+      std::vector<int64_t> st = contiguous_strides(shape);
+      for (size_t d = 0; d < n; ++d)
+        if (shape[d] > 1) {
+          st[d] = 0;
+          set_strides(st);
+          t.non_contiguous = true;
+          break;
+        }
+      break;
+    }
+  }
+  return t;
+}
+
+Value I(int64_t v) {
+  Value x = make(Value::Kind::Int);
+  x.i = v;
+  return x;
+}
+Value F(double v) {
+  Value x = make(Value::Kind::Float);
+  x.f = v;
+  return x;
+}
+Value B(bool v) {
+  Value x = make(Value::Kind::Bool);
+  x.b = v;
+  return x;
+}
+Value S(const std::string& v) {
+  Value x = make(Value::Kind::String);
+  x.s = v;
+  return x;
+}
+Value None() { return make(Value::Kind::None); }
+Value Dtype(const std::string& short_name) {
+  static const std::pair<const char*, const char*> names[] = {
+      {"f16", "torch.float16"}, {"bf16", "torch.bfloat16"}, {"f32", "torch.float32"}, {"f64", "torch.float64"},
+      {"i64", "torch.int64"},   {"i32", "torch.int32"},     {"i16", "torch.int16"},   {"i8", "torch.int8"},
+      {"u8", "torch.uint8"},    {"b8", "torch.bool"},       {"c64", "torch.complex64"}};
+  Value x = make(Value::Kind::Dtype);
+  for (const auto& [s, full] : names)
+    if (short_name == s) x.s = full;
+  if (x.s.empty()) throw std::logic_error("edge suite: unknown dtype " + short_name);
+  return x;
+}
+Value Ints(const std::vector<int64_t>& v) {
+  Value x = make(Value::Kind::List);
+  for (int64_t i : v) x.items.push_back(I(i));
+  return x;
+}
+Value List(std::vector<Value> v) {
+  Value x = make(Value::Kind::List);
+  x.items = std::move(v);
+  return x;
+}
+
+Sample& Builder::add(const std::string& op, std::vector<Arg> args, const std::vector<std::pair<std::string, Arg>>& kwargs,
+                     const std::string& label, ValueFamily family, unsigned traits) {
+  Sample s;
+  s.op = op;
+  s.family = family;
+  s.label = label;
+  s.traits = traits;
+  size_t tensor_index = 0;
+  auto take = [&](const Arg& a) {
+    if (a.is_tensor && a.offset > 0) {
+      s.storage_offsets.resize(tensor_index + 1, 0);
+      s.storage_offsets[tensor_index] = a.offset;
+    }
+    tensor_index += count_tensors(a.value);
+  };
+  for (auto& a : args) {
+    take(a);
+    s.call.args.push_back(std::move(a.value));
+  }
+  for (const auto& [k, a] : kwargs) {
+    take(a);
+    s.call.kwargs.emplace_back(k, a.value);
+  }
+  out_->push_back(std::move(s));
+  return out_->back();
+}
+
+std::vector<Sample> samples(bool large) {
+  std::vector<Sample> out;
+  Builder b(&out);
+  pointwise_samples(b, large);
+  reduction_samples(b, large);
+  nn_samples(b, large);
+  shape_samples(b, large);
+  return out;
+}
+
+}  // namespace kg::harness::edge
