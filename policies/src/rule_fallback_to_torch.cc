@@ -57,6 +57,11 @@ const std::map<std::string, std::set<std::string>>& allowed_ops() {
       {"unflatten_int", {"unflatten", "view"}}, {"alias", {"alias"}}, {"detach", {"detach", "alias"}},
       {"view_as", {"view_as", "view"}}, {"reshape_as", {"reshape_as", "view"}}, {"unbind_int", {"unbind"}},
       {"split_Tensor", {"split"}}, {"chunk", {"chunk"}}, {"contiguous", {"contiguous", "clone"}},
+      {"movedim_int", {"movedim"}}, {"movedim_intlist", {"movedim"}}, {"moveaxis_int", {"moveaxis", "movedim"}},
+      {"moveaxis_intlist", {"moveaxis", "movedim"}}, {"swapaxes", {"swapaxes", "transpose"}},
+      {"swapdims", {"swapdims", "transpose"}}, {"unfold", {"unfold"}}, {"diagonal", {"diagonal"}},
+      {"view_as_real", {"view_as_real"}}, {"view_as_complex", {"view_as_complex"}}, {"mT", {"mT"}},
+      {"adjoint", {"adjoint"}}, {"numpy_T", {"numpy_T"}}, {"matrix_H", {"matrix_H"}}, {"mH", {"mH"}},
       // dtype/device conversion and copies
       {"to_dtype", {"to", "_to_copy"}}, {"to_dtype_layout", {"to", "_to_copy"}}, {"to_device", {"to", "_to_copy"}},
       {"to_other", {"to", "_to_copy"}}, {"_to_copy", {"to", "_to_copy"}}, {"clone", {"clone"}},
@@ -133,7 +138,7 @@ bool kernel_namespace(const std::string& ns) {
 const std::set<std::string>& lookup_functions() {
   static const std::set<std::string> s = {"dlsym", "dlvsym", "dlopen", "dlmopen", "__libc_dlsym", "__libc_dlopen_mode",
                                           "_dl_sym", "_dl_vsym", "dl_iterate_phdr", "_dl_find_object", "_r_debug",
-                                          "dlinfo"};
+                                          "dlinfo", "dladdr", "dladdr1"};
   return s;
 }
 

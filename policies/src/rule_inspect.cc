@@ -14,6 +14,7 @@ std::vector<Finding> inspect_artifact(const ArtifactInfo& info, const Policy& po
   run("forbidden_library", rule_forbidden_library(info, policy));
   run("timer_tampering", rule_timer_tampering(info));
   run("cache_tampering", rule_cache_tampering(info));
+  run("shape_specialisation", rule_shape_specialisation(info));
   return out;
 }
 

@@ -161,6 +161,15 @@ TEST(RulesStatic, CacheTampering) {
   }
 }
 
+TEST(RulesStatic, ShapeSpecialisationReadsOfTheMode) {
+  EXPECT_TRUE(rule_shape_specialisation(with_imports(kHonest)).empty());
+  for (const char* imp : {"getenv", "secure_getenv", "environ", "program_invocation_short_name", "__progname", "gethostname"}) {
+    auto imports = kHonest;
+    imports.push_back(imp);
+    EXPECT_NE(rule_shape_specialisation(with_imports(imports)).find(imp), std::string::npos) << imp;
+  }
+}
+
 TEST(RulesStatic, RulesTurnedOffAreSkippedAndEvidenceNamesTheFile) {
   ArtifactInfo a = with_imports({"_ZN2at4_ops4relu4callERKNS_6TensorE", "clock_gettime"});
   Policy p = competition();

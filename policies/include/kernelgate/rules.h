@@ -68,6 +68,7 @@ std::string rule_fallback_to_torch(const ArtifactInfo& info, const std::string& 
 std::string rule_forbidden_library(const ArtifactInfo& info, const Policy& policy);
 std::string rule_timer_tampering(const ArtifactInfo& info);
 std::string rule_cache_tampering(const ArtifactInfo& info);
+std::string rule_shape_specialisation(const ArtifactInfo& info);
 
 // abi::__cxa_demangle, or the name itself when it is not a mangled C++ name.
 std::string demangle(const std::string& mangled);
