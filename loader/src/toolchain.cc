@@ -28,9 +28,32 @@ std::string file_identity(const std::string& path) {
 // use (torch::Tensor, torch::empty_like, TORCH_CHECK, AT_DISPATCH_*, the current CUDA stream)
 // without the Python headers the real one drags in. PYBIND11_MODULE blocks are accepted and
 // ignored: kernelgate registers `<folder>_kernel_impl` itself.
+//
+// Lean by default: nvcc parses a unit three times (cudafe++, cicc, the host compiler), so the
+// header set is most of a cuda build's time. The lean set is the Tensor class with all its
+// methods, the factories kernels allocate with, dtype dispatch and checks; a unit that needs
+// more of at:: is rebuilt with KG_FULL_ATEN (build.cc does that when the lean build fails).
 constexpr const char* kExtensionShim = R"(#pragma once
 // kernelgate's <torch/extension.h> (generated; see docs/loader.md, "The cuda kind").
+#if defined(KG_FULL_ATEN)
 #include <ATen/ATen.h>
+#else
+#ifndef AT_PER_OPERATOR_HEADERS
+#define AT_PER_OPERATOR_HEADERS
+#endif
+#include <ATen/core/Tensor.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/empty_strided.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/full_like.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/ones_like.h>
+#include <ATen/ops/zeros.h>
+#include <ATen/ops/zeros_like.h>
+#endif
 #include <ATen/Dispatch.h>
 #include <c10/util/Exception.h>
 #if defined(KG_TORCH_HAS_CUDA) && defined(__CUDACC__)

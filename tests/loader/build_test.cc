@@ -253,3 +253,15 @@ TEST(BuildNvrtc, LaunchTableErrorsCarryFileLineAndKey) {
   EXPECT_NE(r.diagnostics[0].message.find("launch.grid[0]: unknown name 'x'"), std::string::npos) << r.diagnostics[0].message;
   EXPECT_NE(r.diagnostics[0].message.find("known: out0, self"), std::string::npos) << r.diagnostics[0].message;
 }
+
+TEST(BuildCuda, UnitNeedingAllOfATenStillBuilds) {
+  // The lean <torch/extension.h> lacks most free functions; the build retries with all of ATen.
+  if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
+  TempDir d;
+  OpFolder op = make_op(d.path, "relu.default",
+                        {{"relu__default_implementation.cu", unique_tag() +
+                          "#include <torch/extension.h>\n"
+                          "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self) { return torch::sigmoid(self); }\n"}});
+  BuildResult r = build(op, options(d.path));
+  EXPECT_TRUE(r.ok) << all_diagnostics(r);
+}
