@@ -31,10 +31,11 @@ const char* kEvalUsage =
 
 const char* kReproUsage =
     "usage: kernelgate repro DIR|--self-check --op OP --sample 'LINE' [--values normal|special|positive]\n"
-    "                        [--index N] [--seed N] [--policy NAME|FILE] [--out DIR]\n"
+    "                        [--index N] [--seed N] [--policy NAME|FILE] [--device D] [--out DIR] [--time]\n"
     "\n"
     "Re-runs one sample: LINE is the sample in trace syntax as results.json gives it (with or\n"
     "without 'cnt: N, '); with the same --seed, --values and --index the values are the same.\n"
+    "--time also times it against eager (as eval does for passing samples).\n"
     "Exit status as for eval.\n";
 
 struct Cli {
@@ -43,6 +44,7 @@ struct Cli {
   std::string feedback_file;
   std::string op, sample, values = "normal";
   long index = 0;
+  bool time = false;  // repro: also time the sample (candidate and eager)
 };
 
 int usage_error(const char* cmd, const char* usage, const std::string& msg) {
@@ -106,6 +108,8 @@ int parse(int argc, char** argv, bool repro, Cli* cli) {
       opt.self_check = true;
     } else if (a == "--no-timing") {
       opt.timing = false;
+    } else if (a == "--time" && repro) {
+      cli->time = true;
     } else if (a == "--tolerance-sweep" && !repro) {
       opt.tolerance_sweep = true;
     } else if (a == "--verbose" || a == "-v") {
@@ -148,7 +152,7 @@ int parse(int argc, char** argv, bool repro, Cli* cli) {
       return usage_error(cmd, usage, e.what());
     }
     opt.repro = r;
-    opt.timing = false;
+    opt.timing = cli->time;
   }
   return -1;
 }

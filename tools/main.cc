@@ -7,6 +7,8 @@ int kg_cmd_eval(int argc, char** argv);
 int kg_cmd_repro(int argc, char** argv);
 int kg_cmd_sandbox(int argc, char** argv);
 int kg_cmd_policy(int argc, char** argv);
+int kg_cmd_ops(int argc, char** argv);
+int kg_cmd_init(int argc, char** argv);
 
 namespace {
 
@@ -15,6 +17,8 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  eval DIR      evaluate a submission: build, run on chosen inputs, compare with PyTorch, time\n"
+    "  init DIR      write op folders with stubs carrying the expected signatures (--ops LIST)\n"
+    "  ops           list the overloads each suite covers, with sample counts\n"
     "  repro DIR     re-run one sample of a submission (the line results.json gives)\n"
     "  sandbox       run any command under a sandbox profile and print its result record\n"
     "  policy        list policy profiles or show one's effective settings\n"
@@ -35,6 +39,8 @@ int main(int argc, char** argv) {
   if (cmd == "repro") return kg_cmd_repro(argc - 1, argv + 1);
   if (cmd == "sandbox") return kg_cmd_sandbox(argc - 1, argv + 1);
   if (cmd == "policy") return kg_cmd_policy(argc - 1, argv + 1);
+  if (cmd == "ops") return kg_cmd_ops(argc - 1, argv + 1);
+  if (cmd == "init") return kg_cmd_init(argc - 1, argv + 1);
   if (cmd == "version" || cmd == "--version") {
     std::printf("kernelgate %s\n", KG_VERSION_STRING);
     return 0;
