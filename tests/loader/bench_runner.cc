@@ -1,0 +1,61 @@
+// kg_bench_runner: what kg-runner's timing loop costs per timed call on this machine, using the
+// aten overload itself (no submission code). Not a test.
+//
+//   kg_bench_runner [--reps N] [--numel N] [--no-flush] [--device cpu|cuda]
+// Prints the median timed call, the supervisor's wall time per call (decode of a fresh input
+// copy, cache flush, timing, encode amortised) and the difference: the loop's overhead.
+#include "kernelgate/loader.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+using namespace kg::loader;
+
+int main(int argc, char** argv) {
+  int reps = 200;
+  int64_t numel = 1 << 16;
+  bool flush = true;
+  Device device = Device::Cpu;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
+    else if (a == "--numel" && i + 1 < argc) numel = std::atoll(argv[++i]);
+    else if (a == "--no-flush") flush = false;
+    else if (a == "--device" && i + 1 < argc) device = std::string(argv[++i]) == "cuda" ? Device::Cuda : Device::Cpu;
+    else return std::fprintf(stderr, "usage: kg_bench_runner [--reps N] [--numel N] [--no-flush] [--device cpu|cuda]\n"), 2;
+  }
+  RunnerOptions ro;
+  ro.runner_path = default_runner_path();
+  ro.limits.cpu_s = 120;
+  ro.limits.wall_s = 180;
+  if (device == Device::Cuda) {
+    ro.profile = kg::sandbox::Profile::RunCuda;
+    ro.limits.memory_mb = 16384;
+  }
+  auto r = RunnerClient::start(ro);
+  LoadRequest req;
+  req.aten_op = "relu.default";
+  req.device = device;
+  if (std::string e = r->load(req); !e.empty()) return std::fprintf(stderr, "load: %s\n", e.c_str()), 1;
+  CallOptions o;
+  o.warmup = 5;
+  o.reps = reps;
+  o.flush_bytes = flush ? 0 : -1;
+  o.device = device;
+  CallOutcome out = r->call({at::randn({numel})}, 1, 170, o);
+  if (out.kind != CallOutcome::Kind::Ok) return std::fprintf(stderr, "call: %s\n", out.message.c_str()), 1;
+  std::vector<double> t = out.times_s;
+  std::sort(t.begin(), t.end());
+  double med = t[t.size() / 2];
+  double per_call = out.supervisor_wall_s / (reps + o.warmup);
+  std::printf("relu.default numel=%lld reps=%d flush=%s timer=%s\n", static_cast<long long>(numel), reps, flush ? "yes" : "no",
+              out.timer.c_str());
+  std::printf("median timed call %.2f us; supervisor wall per call %.2f us; loop overhead per call %.2f us\n", med * 1e6,
+              per_call * 1e6, (per_call - med) * 1e6);
+  r->finish();
+  return 0;
+}
