@@ -158,8 +158,9 @@ def torchvision_models(batch):
     for n in ["fasterrcnn_mobilenet_v3_large_fpn", "retinanet_resnet50_fpn", "ssdlite320_mobilenet_v3_large", "maskrcnn_resnet50_fpn"]:
         out.append(("torchvision", n, lambda n=n: get(n, weights_backbone=None),
                     lambda dev, dt: ([torch.rand(3, 480, 640, device=dev, dtype=dt) for _ in range(small)],), "infer-only"))
-    for n in ["r3d_18", "s3d"]:
-        out.append(("torchvision", n, lambda n=n: get(n), lambda dev, dt: (torch.randn(small, 3, 16, 112, 112, device=dev, dtype=dt),)))
+    for n, side in [("r3d_18", 112), ("s3d", 224)]:
+        out.append(("torchvision", n, lambda n=n: get(n),
+                    lambda dev, dt, side=side: (torch.randn(small, 3, 16, side, side, device=dev, dtype=dt),)))
     out.append(("torchvision", "raft_small", lambda: get("raft_small"),
                 lambda dev, dt: (torch.randn(small, 3, 224, 224, device=dev, dtype=dt), torch.randn(small, 3, 224, 224, device=dev, dtype=dt)),
                 "infer-only"))

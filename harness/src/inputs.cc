@@ -159,6 +159,19 @@ struct Drawer {
   }
 };
 
+// A Python number where the schema wants a tensor (`mul.Tensor(x, 0.5)`, as traces record it):
+// a 0-d wrapped number, as PyTorch's argument parser makes one. Its dtype is the default one of its
+// kind (i64, f32, bool), so type promotion is the same whether or not a consumer keeps the
+// wrapped-number flag (a 0-d f32 tensor promotes like a wrapped float).
+at::Tensor wrapped_number(const trace::Value& v) {
+  using K = trace::Value::Kind;
+  at::Tensor t = v.kind == K::Int ? at::scalar_tensor(v.i, at::kLong)
+                 : v.kind == K::Bool ? at::scalar_tensor(v.b, at::kBool)
+                                     : at::scalar_tensor(v.f, at::kFloat);
+  t.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return t;
+}
+
 [[noreturn]] void type_error(const c10::Argument& a, const trace::Value& v, const std::string& why) {
   throw std::runtime_error("argument '" + a.name() + "' (" + a.real_type()->str() + "): " + why + ", got " + trace::format_value(v));
 }
@@ -185,6 +198,7 @@ c10::IValue convert(const c10::Argument& a, const c10::TypePtr& type, const trac
       if (v.kind == K::None) return c10::IValue();
       return convert(a, type->castRaw<c10::OptionalType>()->getElementType(), v, draw);
     case c10::TypeKind::TensorType:
+      if (v.kind == K::Int || v.kind == K::Float || v.kind == K::Bool) return wrapped_number(v);
       if (v.kind != K::Tensor) type_error(a, v, "expected a tensor");
       return draw.next_tensor(v.tensor);
     case c10::TypeKind::IntType:
@@ -355,7 +369,7 @@ int64_t wrap_dim(int64_t d, int64_t ndim) {
   return std::clamp<int64_t>(d, 0, ndim - 1);
 }
 
-void apply_to_tensor(const ArgRule& r, at::Tensor t, int64_t bound, int64_t unique_dim, RuleDrawer& rd) {
+void apply_to_tensor(const ArgRule& r, at::Tensor t, int64_t bound, int64_t unique_dim, RuleDrawer& rd, bool last_is_end = false) {
   if (!t.defined() || t.numel() == 0) return;
   const bool integral = c10::isIntegralType(t.scalar_type(), /*includeBool=*/false);
   const bool floating = c10::isFloatingType(t.scalar_type());
@@ -386,9 +400,12 @@ void apply_to_tensor(const ArgRule& r, at::Tensor t, int64_t bound, int64_t uniq
       return;
     }
     case ValueRule::Offsets: {
+      // Bag starts inside the indices; with include_last_offset the last entry is their end.
+      // (libtorch 1.13 corrupts its heap on include_last_offset offsets that do not end at numel.)
       if (!integral) return;
-      at::Tensor v = std::get<0>(rd.indices(n, bound + 1).sort());
+      at::Tensor v = std::get<0>(rd.indices(n, bound).sort());
       v.data_ptr<int64_t>()[0] = 0;
+      if (last_is_end) v.data_ptr<int64_t>()[n - 1] = bound;
       write_view(t, as(v), [&](int64_t m) { return as(at::zeros({m}, at::kLong)); });
       return;
     }
@@ -483,7 +500,12 @@ void apply_rule(const c10::FunctionSchema& schema, const ArgRule& r, std::vector
       if (t.dim() == ref.dim() && t.dim() > 1) unique_dim = d;
     }
   }
-  apply_to_tensor(r, t, bound, unique_dim, rd);
+  bool last_is_end = false;
+  if (r.rule == ValueRule::Offsets) {
+    int li = arg_index(schema, "include_last_offset");
+    last_is_end = li >= 0 && args[static_cast<size_t>(li)].isBool() && args[static_cast<size_t>(li)].toBool();
+  }
+  apply_to_tensor(r, t, bound, unique_dim, rd, last_is_end);
 }
 
 }  // namespace

@@ -95,6 +95,7 @@ std::vector<Sample> data_suite_samples(const std::string& suite, size_t per_op,
 
   std::map<std::string, std::map<std::string, Merged>> ops;  // op -> spec text -> merged call
   std::map<std::string, size_t> too_large;
+  std::map<std::string, std::string> foreign;  // non-aten operator -> first file naming it
   size_t seen = 0;
   for (const auto& f : files) {
     std::ifstream in(f, std::ios::binary);
@@ -104,7 +105,7 @@ std::vector<Sample> data_suite_samples(const std::string& suite, size_t per_op,
     const std::string stem = f.stem().string();
     for (auto& entry : trace::parse_trace(text.str(), f.string())) {
       if (entry.name.rfind("aten.", 0) != 0) {
-        if (left_out) left_out->push_back({entry.name, "not an aten operator (" + stem + ")"});
+        foreign.emplace(entry.name, stem);
         continue;
       }
       const std::string op = entry.name.substr(5);
@@ -125,6 +126,8 @@ std::vector<Sample> data_suite_samples(const std::string& suite, size_t per_op,
       }
     }
   }
+  if (left_out)
+    for (const auto& [name, file] : foreign) left_out->push_back({name, "not an aten operator (" + file + ")"});
   for (const auto& [op, n] : too_large)
     if (ops[op].empty() && left_out)
       left_out->push_back({op, "every call has more than 2^28 input elements (" + std::to_string(n) + " calls)"});

@@ -3,6 +3,7 @@
 #include "suites.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 namespace kg::harness::edge {
@@ -168,6 +169,85 @@ Sample& Builder::add(const std::string& op, std::vector<Arg> args, const std::ve
   return out_->back();
 }
 
+namespace {
+
+bool has_float_tensor(const Value& v) {
+  if (v.kind == Value::Kind::Tensor) return is_float(v.tensor.dtype);
+  for (const auto& x : v.items)
+    if (has_float_tensor(x)) return true;
+  return false;
+}
+
+// Every op gets the edge cases its family generator did not write: derived from its first sample
+// by the same rules for all ops (special values; the first tensor transposed or strided, and at a
+// storage offset; a zero leading dim where the first tensor has one). A derived sample the
+// reference refuses (a view that no longer fits) is a skip, never a failure.
+void derive_missing_cases(std::vector<Sample>& all) {
+  std::map<std::string, std::vector<size_t>> by_op;
+  std::vector<std::string> order;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (!by_op.count(all[i].op)) order.push_back(all[i].op);
+    by_op[all[i].op].push_back(i);
+  }
+  std::vector<Sample> extra;
+  for (const auto& op : order) {
+    bool special = false, empty = false, layout = false;
+    for (size_t i : by_op[op]) {
+      const Sample& s = all[i];
+      special |= s.family == ValueFamily::Special;
+      empty |= (s.traits & kEmpty) || s.label.find("empty") != std::string::npos || s.label.find("0-d") != std::string::npos;
+      for (int64_t o : s.storage_offsets) layout |= o > 0;
+      for (const auto& a : s.call.args) layout |= a.kind == Value::Kind::Tensor && a.tensor.has_strides;
+    }
+    const Sample& first = all[by_op[op].front()];
+    size_t ti = first.call.args.size(), draw_index = 0;
+    for (size_t k = 0; k < first.call.args.size(); ++k) {
+      if (first.call.args[k].kind == Value::Kind::Tensor && !first.call.args[k].tensor.has_strides) {
+        ti = k;
+        break;
+      }
+      draw_index += count_tensors(first.call.args[k]);
+    }
+    bool any_float = false;
+    for (const auto& a : first.call.args) any_float |= has_float_tensor(a);
+    if (!special && any_float) {
+      Sample s = first;
+      s.family = ValueFamily::Special;
+      s.label = first.label + ", special values (derived)";
+      extra.push_back(s);
+    }
+    if (ti == first.call.args.size()) continue;
+    const trace::TensorSpec& spec = first.call.args[ti].tensor;
+    if (!layout) {
+      Sample s = first;
+      s.call.args[ti] = tensor(spec.shape, spec.dtype, spec.shape.size() >= 2 ? Layout::Transposed : Layout::Strided).value;
+      s.label = first.label + ", first tensor " + (spec.shape.size() >= 2 ? "transposed" : "strided") + " (derived)";
+      extra.push_back(s);
+      Sample o = first;
+      o.storage_offsets.resize(std::max(o.storage_offsets.size(), draw_index + 1), 0);
+      o.storage_offsets[draw_index] = 5;
+      o.label = first.label + ", first tensor at an offset view (derived)";
+      extra.push_back(o);
+    }
+    if (!empty && !spec.shape.empty() && spec.shape[0] > 0) {
+      // Zero the leading dim of every top-level tensor that shares it (a batch dim).
+      const int64_t lead = spec.shape[0];
+      Sample s = first;
+      for (auto& a : s.call.args)
+        if (a.kind == Value::Kind::Tensor && !a.tensor.shape.empty() && a.tensor.shape[0] == lead) {
+          a.tensor.shape[0] = 0;
+          if (a.tensor.has_strides) a.tensor.has_strides = false, a.tensor.strides.clear();
+        }
+      s.label = first.label + ", leading dim 0 (derived)";
+      s.traits |= kEmpty;
+      extra.push_back(s);
+    }
+  }
+  for (auto& s : extra) all.push_back(std::move(s));
+}
+
+}  // namespace
+
 std::vector<Sample> samples(bool large) {
   std::vector<Sample> out;
   Builder b(&out);
@@ -175,6 +255,7 @@ std::vector<Sample> samples(bool large) {
   reduction_samples(b, large);
   nn_samples(b, large);
   shape_samples(b, large);
+  if (!large) derive_missing_cases(out);
   return out;
 }
 
