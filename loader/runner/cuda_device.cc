@@ -309,6 +309,8 @@ class NvrtcOp : public Op {
       outputs_.push_back(o);
       env_["out" + std::to_string(k)] = tensor_value(o);
     }
+    // An op without tensor inputs (a factory) picks its kernel by its first output's dtype.
+    if (first_dtype_.empty() && !outputs_.empty()) first_dtype_ = launch::dtype_name(static_cast<int>(outputs_[0].scalar_type()));
   }
 
   std::vector<c10::IValue> run(std::vector<c10::IValue>&) override {

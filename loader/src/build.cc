@@ -260,7 +260,6 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
       case Kind::Cpu: plan = plan_cpu(op, *schema, sig, src_name, options); break;
       case Kind::Cuda: plan = plan_cuda(op, *schema, sig, src_name, arch, options); break;
       case Kind::Nvrtc: {
-        fs::path toml = fs::path(op.dir) / "kernelgate.toml";
         std::string text;
         for (const auto& f : files)
           if (f.name == "kernelgate.toml") text = f.bytes;

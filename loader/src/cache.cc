@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -42,6 +43,16 @@ std::string root(const std::string& configured) {
   fs::create_directories(fs::path(r) / "objects", ec);
   fs::create_directories(fs::path(r) / "tmp", ec);
   if (ec) throw std::runtime_error(r + ": cannot create the build cache: " + ec.message());
+  // Build folders of builds that died (a killed kernelgate) are swept after a day; a live
+  // build is never that old (the compile time limit is minutes).
+  static std::atomic<bool> swept{false};
+  if (!swept.exchange(true)) {
+    const auto cutoff = fs::file_time_type::clock::now() - std::chrono::hours(24);
+    for (const auto& e : fs::directory_iterator(fs::path(r) / "tmp", ec)) {
+      std::error_code ec2;
+      if (fs::last_write_time(e.path(), ec2) < cutoff && !ec2) fs::remove_all(e.path(), ec2);
+    }
+  }
   return r;
 }
 

@@ -119,7 +119,7 @@ std::unique_ptr<RunnerClient> RunnerClient::start(const RunnerOptions& options) 
   for (const auto& b : options.ro_binds) spec.binds.push_back({b, false});
   if (std::filesystem::exists(KG_TORCH_LIB_DIR)) spec.binds.push_back({KG_TORCH_LIB_DIR, false});
   // A pip PyTorch's CUDA libraries; the CUDA toolkit's runtime when it is not under /usr.
-  for (const std::string d : {std::string(KG_TORCH_EXTRA_LIB_ROOT), std::string(KG_CUDA_LIB_DIR)})
+  for (const std::string& d : {std::string(KG_TORCH_EXTRA_LIB_ROOT), std::string(KG_CUDA_LIB_DIR)})
     if (!d.empty() && d.rfind("/usr/", 0) != 0 && std::filesystem::exists(d)) spec.binds.push_back({d, false});
   spec.pass_fds = {theirs.get()};
   spec.limits = options.limits;

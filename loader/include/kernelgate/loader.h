@@ -172,6 +172,9 @@ struct CallOutcome {
   sandbox::Record record;                // filled when the runner died or was killed
 };
 
+// One kg-runner in the sandbox's run profile. kernelgate uses one per op of a submission (ops
+// share no process state; a crash costs one op's runner), serving every call of that op; a
+// runner that died (alive() false) is replaced by a fresh one for the next call.
 class RunnerClient {
  public:
   static std::unique_ptr<RunnerClient> start(const RunnerOptions& options);
