@@ -50,11 +50,11 @@ struct Drawer {
     }
   }
 
-  // Fills a contiguous 1-d storage of n elements of dtype t. A storage of more than 2^24
+  // Fills a contiguous 1-d storage of n elements of dtype t. A storage of more than 2^22
   // elements repeats a drawn block of 2^20 + 7 elements (a length that does not divide any
   // power-of-two size), so a 2^31-element sample needs no 8-byte-per-element staging.
   at::Tensor storage(int64_t n, c10::ScalarType t) {
-    constexpr int64_t kTileAbove = int64_t{1} << 24, kBlock = (int64_t{1} << 20) + 7;
+    constexpr int64_t kTileAbove = int64_t{1} << 22, kBlock = (int64_t{1} << 20) + 7;
     if (n > kTileAbove) {
       at::Tensor block = storage(kBlock, t);
       at::Tensor out = at::empty({n}, block.options());
@@ -430,6 +430,12 @@ void apply_to_tensor(const ArgRule& r, at::Tensor t, int64_t bound, int64_t uniq
       write_view(t, gen(n), gen);
       return;
     }
+    case ValueRule::Pivot: {
+      if (!integral) return;
+      auto gen = [&](int64_t m) { return as(rd.indices(m, bound) + 1); };
+      write_view(t, gen(n), gen);
+      return;
+    }
     case ValueRule::NonZero: {
       if (!integral) return;
       const bool u = t.scalar_type() == at::kByte;
@@ -658,6 +664,11 @@ const std::unordered_map<std::string, std::vector<ArgRule>>& rule_table() {
     for (const char* op : {"grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "_grid_sampler_2d_cpu_fallback"})
       t[op] = {plain("grid", V::SignedUnit)};
     t["polar"] = {plain("abs", V::Positive)};
+    // Random pivots outside [1, n] make LAPACK read out of bounds (ldl_solve crashed 1.13).
+    t["linalg_ldl_solve"] = {index_dim("pivots", "LD", -1, V::Pivot)};
+    t["linalg_lu_solve"] = {index_dim("pivots", "LU", -1, V::Pivot)};
+    t["lu_solve"] = {index_dim("LU_pivots", "LU_data", -1, V::Pivot)};
+    t["lu_unpack"] = {index_dim("LU_pivots", "LU_data", -2, V::Pivot)};
     return t;
   }();
   return table;

@@ -57,6 +57,7 @@ enum class ValueRule {
   Unit,         // floats in [0, 1] (binary_cross_entropy input and target)
   SignedUnit,   // floats in [-1, 1] (grid_sampler grids)
   NonZero,      // integers other than 0 (integer division, remainder)
+  Pivot,        // LAPACK pivots: integers in [1, bound] (lu_solve, lu_unpack, ldl_solve)
 };
 
 struct ArgRule {
