@@ -1,5 +1,7 @@
 // kernelgate: parse the subcommand, dispatch, report. Subcommands live in their own files.
 #include <execinfo.h>
+#include <signal.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -32,22 +34,39 @@ const char* kUsage =
     "failed or was rejected (or the sandboxed command did not end OK), 2 bad usage or configuration.\n";
 
 // A crash of kernelgate itself (never of a submission: those run in other processes) prints
-// where it happened before the default action, so a report can name the bug.
-void on_fatal_signal(int sig) {
-  const char msg[] = "kernelgate: internal error: fatal signal; backtrace:\n";
-  ssize_t ignored = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+// where it happened before the default action, so a report can name the bug. It runs on its own
+// stack, so a stack overflow is reported too.
+void on_fatal_signal(int sig, siginfo_t* info, void* context) {
+  char line[160];
+  auto* uc = static_cast<ucontext_t*>(context);
+  int n = std::snprintf(line, sizeof line, "kernelgate: internal error: signal %d at address %p, pc %p, sp %p; backtrace:\n", sig,
+                        info->si_addr, reinterpret_cast<void*>(uc->uc_mcontext.gregs[REG_RIP]),
+                        reinterpret_cast<void*>(uc->uc_mcontext.gregs[REG_RSP]));
+  ssize_t ignored = ::write(STDERR_FILENO, line, static_cast<size_t>(n));
   (void)ignored;
   void* frames[64];
-  int n = ::backtrace(frames, 64);
-  ::backtrace_symbols_fd(frames, n, STDERR_FILENO);
+  int count = ::backtrace(frames, 64);
+  ::backtrace_symbols_fd(frames, count, STDERR_FILENO);
   std::signal(sig, SIG_DFL);
   std::raise(sig);
+}
+
+void install_crash_reporter() {
+  static char alt_stack[1 << 16];
+  stack_t ss{};
+  ss.ss_sp = alt_stack;
+  ss.ss_size = sizeof alt_stack;
+  ::sigaltstack(&ss, nullptr);
+  struct sigaction sa {};
+  sa.sa_sigaction = on_fatal_signal;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::sigaction(sig, &sa, nullptr);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, on_fatal_signal);
+  install_crash_reporter();
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
