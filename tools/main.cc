@@ -43,6 +43,11 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
                         info->si_addr, reinterpret_cast<void*>(uc->uc_mcontext.gregs[REG_RIP]),
                         reinterpret_cast<void*>(uc->uc_mcontext.gregs[REG_RSP]));
   ssize_t ignored = ::write(STDERR_FILENO, line, static_cast<size_t>(n));
+  if (uc->uc_mcontext.gregs[REG_RIP] == 0) {
+    // A call through a null function pointer: the caller's return address is on top of the stack.
+    void* ret = *reinterpret_cast<void**>(uc->uc_mcontext.gregs[REG_RSP]);
+    ::backtrace_symbols_fd(&ret, 1, STDERR_FILENO);
+  }
   (void)ignored;
   void* frames[64];
   int count = ::backtrace(frames, 64);
