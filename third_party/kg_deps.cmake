@@ -8,6 +8,10 @@ find_package(Torch REQUIRED)
 add_library(kg_torch INTERFACE)
 target_link_libraries(kg_torch INTERFACE ${TORCH_LIBRARIES})
 target_include_directories(kg_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+# PyTorch 2.x wheels export some libstdc++ symbols themselves (std::filesystem::remove_all, with a
+# null pointer inside). Linked first, the real libstdc++ comes first in the lookup order and its
+# definitions win for every binary that links libtorch.
+target_link_options(kg_torch INTERFACE "LINKER:--push-state,--no-as-needed" "-lstdc++" "LINKER:--pop-state")
 set(KG_TORCH_VERSION "${Torch_VERSION}")
 if(NOT KG_TORCH_VERSION)
   set(KG_TORCH_VERSION "unknown")
