@@ -330,8 +330,8 @@ def main():
             else:
                 print("unknown source %s" % src, file=sys.stderr)
                 continue
-        except ImportError as e:
-            print("skipping %s: %s" % (src, e), file=sys.stderr)
+        except Exception as e:  # not installed, or a version whose API differs: skip the source
+            print("skipping %s: %s: %s" % (src, type(e).__name__, e), file=sys.stderr)
             continue
         catalogue += models
         versions.append(ver)

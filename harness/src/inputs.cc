@@ -462,6 +462,10 @@ void apply_rule(const c10::FunctionSchema& schema, const ArgRule& r, std::vector
   if (!r.bound_arg.empty()) {
     int bi = arg_index(schema, r.bound_arg);
     if (bi >= 0 && args[static_cast<size_t>(bi)].isInt()) bound = args[static_cast<size_t>(bi)].toInt();
+    if (bi >= 0 && args[static_cast<size_t>(bi)].isIntList()) {  // max_unpool's output_size: one plane
+      bound = 1;
+      for (int64_t d : args[static_cast<size_t>(bi)].toIntVector()) bound *= d;
+    }
     if (bound <= 0) bound = 8;  // one_hot's num_classes=-1: any small non-negative class
   }
   int64_t dim = r.dim;
@@ -504,6 +508,16 @@ void apply_rule(const c10::FunctionSchema& schema, const ArgRule& r, std::vector
       const int64_t d = wrap_dim(dim, ref.dim());
       bound = ref.dim() == 0 ? 1 : ref.size(d);
       if (t.dim() == ref.dim() && t.dim() > 1) unique_dim = d;
+    }
+  }
+  if (r.rule == ValueRule::Sorted) {
+    // searchsorted(..., sorter=): the sequence stays unsorted and the sorter is its argsort.
+    int si = arg_index(schema, "sorter");
+    if (si >= 0 && args[static_cast<size_t>(si)].isTensor() && args[static_cast<size_t>(si)].toTensor().defined()) {
+      at::Tensor sorter = args[static_cast<size_t>(si)].toTensor();
+      if (t.dim() > 0 && sorter.sizes() == t.sizes() && at::has_internal_overlap(sorter) != at::MemOverlap::Yes)
+        sorter.copy_(std::get<1>(t.contiguous().sort(/*stable=*/true, -1, false)).to(sorter.scalar_type()));
+      return;
     }
   }
   bool last_is_end = false;
@@ -664,6 +678,7 @@ const std::unordered_map<std::string, std::vector<ArgRule>>& rule_table() {
     for (const char* op : {"grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "_grid_sampler_2d_cpu_fallback"})
       t[op] = {plain("grid", V::SignedUnit)};
     t["polar"] = {plain("abs", V::Positive)};
+    for (const char* op : {"max_unpool2d", "max_unpool3d"}) t[op] = {bound_by("indices", "output_size")};
     // Random pivots outside [1, n] make LAPACK read out of bounds (ldl_solve crashed 1.13).
     t["linalg_ldl_solve"] = {index_dim("pivots", "LD", -1, V::Pivot)};
     t["linalg_lu_solve"] = {index_dim("pivots", "LU", -1, V::Pivot)};

@@ -62,6 +62,37 @@ bool has_dtype(const trace::Value& v, const std::string& dt) {
 // Samples whose reference is itself unreliable in the linked libtorch (it reads memory it does
 // not own, so two runs disagree): left out, with the reason, rather than failing every candidate.
 std::string unreliable_reference(const Sample& s) {
+  const auto& args = s.call.args;
+  auto handle = c10::Dispatcher::singleton().findSchema({"aten::" + s.op.substr(0, s.op.rfind('.')),
+                                                        s.op.substr(s.op.rfind('.') + 1) == "default" ? "" : s.op.substr(s.op.rfind('.') + 1)});
+  if (handle) {
+    // A sample's value for a schema argument, positional or keyword.
+    const auto& schema_args = handle->schema().arguments();
+    auto value_of = [&](const std::string& name) -> const trace::Value* {
+      for (size_t i = 0; i < schema_args.size(); ++i)
+        if (schema_args[i].name() == name) {
+          for (const auto& kv : s.call.kwargs)
+            if (kv.first == name) return &kv.second;
+          return i < args.size() ? &args[i] : nullptr;
+        }
+      return nullptr;
+    };
+    if (const trace::Value* p = value_of("dropout_p"))
+      if ((p->kind == trace::Value::Kind::Float && p->f != 0) || (p->kind == trace::Value::Kind::Int && p->i != 0))
+        return "dropout_p > 0: the reference draws a random mask";
+    // libtorch 1.x: batch norm in training mode updates running_mean/var in place, which its
+    // schema does not declare; a candidate doing the same would be flagged for mutating inputs.
+    if (s.op == "native_batch_norm.default" || s.op == "batch_norm.default") {
+      const trace::Value* training = value_of("training");
+      const trace::Value* mean = value_of("running_mean");
+      if (training && training->kind == trace::Value::Kind::Bool && training->b && mean && mean->kind == trace::Value::Kind::Tensor)
+        return "training mode with running statistics updates them in place, undeclared by the schema";
+    }
+  }
+  // The runner protocol carries no complex32.
+  if (s.op == "complex.default" || s.op == "view_as_complex.default" || s.op == "polar.default")
+    for (const auto& a : args)
+      if (has_dtype(a, "f16")) return "its result is complex32, which the runner protocol does not carry";
 #if TORCH_VERSION_MAJOR < 2
   if (s.op == "upsample_bilinear2d.vec" || s.op == "upsample_bilinear2d.default") {
     for (const auto& a : s.call.args)
@@ -140,6 +171,12 @@ std::string excluded_reason(const std::string& op) {
   if (random.count(base)) return "random: its reference draws from a generator (not reproducible by a candidate)";
   if (uninitialised.count(base)) return "returns uninitialised memory";
   if (aliasing.count(base)) return "no computation to judge (aliasing, metadata or an assertion)";
+  // Results the runner protocol cannot carry: sparse or mkldnn layouts, lazily conjugated or
+  // negated views (the wire carries a strided tensor's storage, not its conj/neg bits).
+  if (base.rfind("to_sparse", 0) == 0 || base.rfind("_to_sparse", 0) == 0 || base.rfind("sparse_", 0) == 0 ||
+      base.rfind("_sparse_", 0) == 0 || base == "to_mkldnn" || base == "_to_dense" || base == "to_dense")
+    return "returns a sparse or mkldnn tensor, which the runner protocol does not carry";
+  if (base == "_conj" || base == "_neg_view") return "returns a view with the conjugate or negative bit set, which the runner protocol does not carry";
   return "";
 }
 
