@@ -325,7 +325,7 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
       work = cache::make_build_dir(cache_dir, res.cache_key);
     } else {
       work = fs::path(options.work_dir.empty() ? cache_root() + "/nocache" : options.work_dir) / op.folder;
-      fs::remove_all(work, ec);
+      remove_tree(fs::path(work).string(), ec);
       fs::create_directories(work / "src", ec);
       if (ec) throw std::runtime_error("cannot create " + work.string() + ": " + ec.message());
     }
@@ -362,7 +362,7 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
   res.log = replace_all(out, root + "/", "");
   auto fail = [&](const std::string& why) -> BuildResult& {
     res.error = why;
-    if (options.use_cache) fs::remove_all(work, ec);
+    if (options.use_cache) remove_tree(fs::path(work).string(), ec);
     return done();
   };
   if (res.record.status != sandbox::Status::OK) {

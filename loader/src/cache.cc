@@ -32,7 +32,7 @@ void discard(const std::string& root, const fs::path& dir) {
   std::error_code ec;
   fs::path trash = fs::path(root) / "tmp" / ("trash." + std::to_string(::getpid()) + "." + std::to_string(n++));
   fs::rename(dir, trash, ec);
-  fs::remove_all(ec ? dir : trash, ec);
+  remove_tree(fs::path(ec ? dir : trash).string(), ec);
 }
 
 }  // namespace
@@ -50,7 +50,7 @@ std::string root(const std::string& configured) {
     const auto cutoff = fs::file_time_type::clock::now() - std::chrono::hours(24);
     for (const auto& e : fs::directory_iterator(fs::path(r) / "tmp", ec)) {
       std::error_code ec2;
-      if (fs::last_write_time(e.path(), ec2) < cutoff && !ec2) fs::remove_all(e.path(), ec2);
+      if (fs::last_write_time(e.path(), ec2) < cutoff && !ec2) remove_tree(fs::path(e.path()).string(), ec2);
     }
   }
   return r;
@@ -60,7 +60,7 @@ std::string make_build_dir(const std::string& root, const std::string& key) {
   static std::atomic<unsigned> n{0};
   fs::path dir = fs::path(root) / "tmp" / (key.substr(0, 16) + "." + std::to_string(::getpid()) + "." + std::to_string(n++));
   std::error_code ec;
-  fs::remove_all(dir, ec);
+  remove_tree(fs::path(dir).string(), ec);
   fs::create_directories(dir, ec);
   if (ec) throw std::runtime_error(dir.string() + ": cannot create: " + ec.message());
   return dir.string();
@@ -104,7 +104,7 @@ Entry publish(const std::string& root, const std::string& key, const std::string
     std::string name = e.path().filename().string();
     bool keep = false;
     for (const auto& f : files) keep |= f == name;
-    if (!keep) fs::remove_all(e.path(), ec);
+    if (!keep) remove_tree(fs::path(e.path()).string(), ec);
   }
   std::ostringstream m;
   m << kManifestHeader << "\nkey " << key << "\n";
@@ -121,13 +121,13 @@ Entry publish(const std::string& root, const std::string& key, const std::string
     // (lookup() has removed it: try once more).
     Entry e;
     if (lookup(root, key, &e)) {
-      fs::remove_all(build_dir, ec);
+      remove_tree(fs::path(build_dir).string(), ec);
       return e;
     }
     std::error_code ec2;
     fs::rename(build_dir, dest, ec2);
     if (ec2) {
-      fs::remove_all(build_dir, ec);
+      remove_tree(fs::path(build_dir).string(), ec);
       throw std::runtime_error("cannot publish build " + key + " into " + dest.string() + ": " + ec2.message());
     }
   }

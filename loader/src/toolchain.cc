@@ -217,13 +217,13 @@ std::string prelude_dir(const BuildOptions& options) {
   o.time_s = std::max(options.time_s, 300.0);
   sandbox::Record r = sandbox::run(compile_spec(argv, binds(), tmp.string(), o));
   if (r.status != sandbox::Status::OK) {
-    fs::remove_all(tmp, ec);
+    remove_tree(fs::path(tmp).string(), ec);
     std::fprintf(stderr, "kernelgate: warning: building the precompiled prelude failed (%s: %s) %s\n", sandbox::status_name(r.status),
                  r.message.c_str(), r.stderr_text.substr(0, 1500).c_str());
     return "";
   }
   fs::rename(tmp, dir, ec);  // atomic publish; a concurrent winner is fine
-  if (ec) fs::remove_all(tmp, ec);
+  if (ec) remove_tree(fs::path(tmp).string(), ec);
   return dir.string();
 }
 
@@ -239,7 +239,7 @@ std::string shim_dir() {
     fs::create_directories(tmp / "torch", ec);
     write_file((tmp / "torch" / "extension.h").string(), kExtensionShim);
     fs::rename(tmp, dir, ec);
-    if (ec) fs::remove_all(tmp, ec);
+    if (ec) remove_tree(fs::path(tmp).string(), ec);
   }
   cached = dir.string();
   return cached;

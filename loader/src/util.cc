@@ -1,5 +1,9 @@
 #include "util.h"
 
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -77,6 +81,23 @@ std::string cache_root() {
   std::filesystem::create_directories(root, ec);
   if (ec) throw std::runtime_error(root + ": cannot create cache directory: " + ec.message());
   return root;
+}
+
+namespace {
+int g_remove_errno = 0;
+int remove_entry(const char* path, const struct stat*, int, struct FTW*) {
+  if (::remove(path) != 0 && errno != ENOENT && g_remove_errno == 0) g_remove_errno = errno;
+  return 0;
+}
+}  // namespace
+
+void remove_tree(const std::string& path, std::error_code& ec) {
+  ec.clear();
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return;  // nothing there
+  g_remove_errno = 0;
+  if (::nftw(path.c_str(), remove_entry, 32, FTW_DEPTH | FTW_PHYS) != 0 && g_remove_errno == 0) g_remove_errno = errno;
+  if (g_remove_errno) ec = std::error_code(g_remove_errno, std::generic_category());
 }
 
 }  // namespace kg::loader

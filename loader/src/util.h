@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace kg::loader {
@@ -16,5 +17,8 @@ uint64_t fnv1a(const std::string& s);
 std::string hex64(uint64_t v);
 // $KERNELGATE_CACHE, else $XDG_CACHE_HOME/kernelgate, else ~/.cache/kernelgate (created).
 std::string cache_root();
+// Removes a file or a directory tree (like std::filesystem::remove_all, which must not be called:
+// PyTorch 2.x wheels export a broken copy of it that can win symbol lookup). Never follows links.
+void remove_tree(const std::string& path, std::error_code& ec);
 
 }  // namespace kg::loader

@@ -24,7 +24,7 @@ TempDir::TempDir() {
 
 TempDir::~TempDir() {
   std::error_code ec;
-  fs::remove_all(path, ec);
+  kg::loader::remove_tree(fs::path(path).string(), ec);
 }
 
 OpFolder make_op(const std::string& dir, const std::string& op, const std::map<std::string, std::string>& files) {

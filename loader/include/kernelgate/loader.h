@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace kg::loader {
@@ -211,6 +212,11 @@ class RunnerClient {
 
 // Exact copy of a value list: tensors get fresh storage with the same sizes, strides and values.
 std::vector<c10::IValue> clone_values(const std::vector<c10::IValue>& values);
+
+// Removes a file or a directory tree without following links. Use it instead of
+// std::filesystem::remove_all in anything that links libtorch: PyTorch 2.x wheels export a broken
+// copy of remove_all that can win symbol lookup (it calls through a null pointer).
+void remove_tree(const std::string& path, std::error_code& ec);
 
 // Host path of the kg-runner built with this kernelgate (KERNELGATE_RUNNER overrides).
 std::string default_runner_path();
