@@ -236,11 +236,14 @@ void derive_missing_cases(std::vector<Sample>& all) {
       // Zero the leading dim of every top-level tensor that shares it (a batch dim).
       const int64_t lead = spec.shape[0];
       Sample s = first;
-      for (auto& a : s.call.args)
+      auto zero_lead = [&](Value& a) {
         if (a.kind == Value::Kind::Tensor && !a.tensor.shape.empty() && a.tensor.shape[0] == lead) {
           a.tensor.shape[0] = 0;
           if (a.tensor.has_strides) a.tensor.has_strides = false, a.tensor.strides.clear();
         }
+      };
+      for (auto& a : s.call.args) zero_lead(a);
+      for (auto& kv : s.call.kwargs) zero_lead(kv.second);  // out= follows the inputs
       s.label = first.label + ", leading dim 0 (derived)";
       s.traits |= kEmpty;
       extra.push_back(s);
