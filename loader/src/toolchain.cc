@@ -98,6 +98,12 @@ std::vector<std::string> binds() {
   // The CUDA toolkit usually lives under /usr (bound by the profile); bind it when it does not.
   if (std::string(KG_CUDA_ROOT).size() && std::string(KG_CUDA_ROOT).rfind("/usr/", 0) != 0 && fs::exists(KG_CUDA_ROOT, ec))
     out.push_back(KG_CUDA_ROOT);
+  // A compiler installed outside /usr (the GPU machine's g++ is /opt/gcc/bin/g++): its whole
+  // prefix (bin, libexec with cc1plus, lib) is bound read-only.
+  const fs::path cxx_prefix = fs::path(KG_CXX_COMPILER).parent_path().parent_path();
+  if (!cxx_prefix.empty() && cxx_prefix != "/usr" && cxx_prefix.string().rfind("/usr/", 0) != 0 && cxx_prefix != "/" &&
+      fs::exists(cxx_prefix, ec))
+    out.push_back(cxx_prefix.string());
   return out;
 }
 
