@@ -7,6 +7,7 @@
 #include "kernelgate/loader.h"
 #include "kernelgate/protocol.h"
 #include "kernelgate/rules.h"
+#include "kernelgate/wire.h"
 
 #include <ATen/ATen.h>
 #include <torch/version.h>
@@ -16,6 +17,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -242,6 +244,7 @@ class OpEvaluation {
     o.reps = reps;
     o.device = run_.device();
     if (folder_.kind == loader::Kind::Nvrtc) o.output_like = ref_returns;
+    o.returns_bytes_hint = wire::encoded_size(ref_returns);  // room for outputs as large as the reference's
     return o;
   }
 
@@ -283,6 +286,11 @@ class OpEvaluation {
       sandbox::Record rec = runner_->finish();
       if (rec.status == sandbox::Status::SV)
         r_.violations.push_back({"sandbox_violation", "syscall " + rec.syscall + " denied: " + rec.message});
+      // kg-runner itself never writes to stdout: whatever is there came from the submission,
+      // and text shaped like a result is an attempt at the result channel (B17).
+      if (!rec.stdout_text.empty())
+        violation("protocol_violation", "the kernel wrote " + std::to_string(rec.stdout_text.size()) +
+                                            " bytes to the runner's stdout (never read as results): " + rec.stdout_text.substr(0, 200));
     }
   }
 
@@ -325,11 +333,13 @@ class OpEvaluation {
         remember(s, "s" + std::to_string(i), out.returns);
         if (mism.empty()) {
           r_.passed++;
+          max_pass_numel_ = std::max(max_pass_numel_, input_numel(j.inputs));
           j.call_s = out.supervisor_wall_s;
           j.returns = out.returns;
           return j;
         }
         record_wrong(s, i, j, out, mism.front(), "");
+        min_fail_numel_ = std::min(min_fail_numel_, input_numel(j.inputs));
         return std::nullopt;
       }
       case loader::CallOutcome::Kind::OpError:
@@ -555,6 +565,11 @@ class OpEvaluation {
   }
 
   OpResult finish() {
+    // Right on every small sample and wrong on every larger one: the kernel tells the shapes it
+    // is judged on from the ones it is benchmarked on (B14).
+    if (r_.passed >= 2 && min_fail_numel_ != std::numeric_limits<int64_t>::max() && min_fail_numel_ > max_pass_numel_)
+      violation("shape_specialisation", "right on every sample up to " + std::to_string(max_pass_numel_) +
+                                            " input elements, wrong on every sample from " + std::to_string(min_fail_numel_) + " up");
     for (const auto& f : r_.failures) {
       std::string traits = "," + trait_names(f.traits) + ",";
       for (const char* name : {"special_values", "broadcasting", "non_contiguous", "dtype", "large_sizes", "empty_or_0d"})
@@ -582,6 +597,8 @@ class OpEvaluation {
     std::vector<c10::IValue> returns;
   };
   std::vector<Remembered> history_;  // recent candidate outputs, the current call's last
+  int64_t max_pass_numel_ = 0;        // largest passing sample (input elements)
+  int64_t min_fail_numel_ = std::numeric_limits<int64_t>::max();  // smallest wrong one
   OpResult r_;
 };
 

@@ -240,8 +240,9 @@ CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_
   if (warmup < 0) throw std::invalid_argument("warmup out of range");
   if (options.output_like.size() > protocol::kMaxOutputSpecs) throw std::invalid_argument("more outputs than the protocol carries");
   const size_t in_bytes = wire::encoded_size(inputs);
-  // Room for the returns (up to twice the inputs' size plus slack) and every argument after the call.
-  const size_t out_cap = in_bytes * 3 + (16u << 20);
+  // Room for the returns (twice the caller's hint, or up to twice the inputs), every argument
+  // after the call, and slack.
+  const size_t out_cap = in_bytes * 3 + 2 * options.returns_bytes_hint + (16u << 20);
   const size_t arena = in_bytes + out_cap;
   UniqueFd mfd(::memfd_create("kg-call", MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (mfd.get() < 0) throw std::runtime_error(errno_text("memfd_create"));

@@ -44,6 +44,9 @@ std::vector<std::string> corpus(const std::string& root) {
 
 struct Expect {
   std::string rule, detected_by, why;
+  // Set for an exploit kernelgate does not catch yet: the test is skipped with this reason, so
+  // the gap stays listed (and visible in every test run) instead of silently passing.
+  std::string known_gap;
 };
 
 Expect read_expect(const std::string& dir) {
@@ -52,6 +55,7 @@ Expect read_expect(const std::string& dir) {
   e.rule = t["rule"].value_or(std::string("<missing>"));
   e.detected_by = t["detected_by"].value_or(std::string());
   e.why = t["why"].value_or(std::string());
+  e.known_gap = t["known_gap"].value_or(std::string());
   return e;
 }
 
@@ -116,6 +120,7 @@ class LegitCorpus : public ::testing::TestWithParam<std::string> {};
 TEST_P(ExploitCorpus, CaughtByItsRule) {
   const std::string dir = kExploits + "/" + GetParam();
   const Expect e = read_expect(dir);
+  if (!e.known_gap.empty()) GTEST_SKIP() << "known gap, not caught yet (" << e.rule << "): " << e.known_gap;
   const Outcome o = evaluate("exploits", GetParam(), dir);
   const std::string context = "exploit " + GetParam() + " (expected rule " + e.rule + ", detected_by " + e.detected_by +
                               ": " + e.why + ")\n" + o.summary + "--- kernelgate output (tail) ---\n" + tail(o.log);

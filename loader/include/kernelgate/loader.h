@@ -148,6 +148,9 @@ struct CallOptions {
   // Cache flush before every timed call: bytes written (0 = the runner's default: 2x the GPU's
   // L2, or 256 MiB on CPU); -1 disables the flush (measuring the flush's own cost only).
   int64_t flush_bytes = 0;
+  // Bytes the returns are expected to take encoded (e.g. the reference's): the output region is
+  // sized for twice that on top of the inputs, so ops whose outputs dwarf their inputs fit.
+  size_t returns_bytes_hint = 0;
 };
 
 struct RunnerOptions {
