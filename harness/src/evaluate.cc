@@ -570,11 +570,8 @@ class OpEvaluation {
     if (r_.passed >= 2 && min_fail_numel_ != std::numeric_limits<int64_t>::max() && min_fail_numel_ > max_pass_numel_)
       violation("shape_specialisation", "right on every sample up to " + std::to_string(max_pass_numel_) +
                                             " input elements, wrong on every sample from " + std::to_string(min_fail_numel_) + " up");
-    for (const auto& f : r_.failures) {
-      std::string traits = "," + trait_names(f.traits) + ",";
-      for (const char* name : {"special_values", "broadcasting", "non_contiguous", "dtype", "large_sizes", "empty_or_0d"})
-        if (traits.find(std::string(",") + name + ",") != std::string::npos) r_.failure_traits[name]++;
-    }
+    for (const auto& f : r_.failures)
+      for (const auto& t : trait_list(f.traits)) r_.failure_traits[t]++;
     bool rejected = false;
     for (const auto& v : r_.violations) rejected |= pol_.action_for(v.rule) == policy::Action::Reject;
     if (!r_.error.empty()) r_.verdict = "error";

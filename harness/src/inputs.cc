@@ -718,14 +718,20 @@ unsigned input_traits(const Sample& sample, const std::vector<c10::IValue>& inpu
   return t;
 }
 
-std::string trait_names(unsigned traits) {
+std::vector<std::string> trait_list(unsigned traits) {
   static const std::pair<InputTrait, const char*> names[] = {
       {InputTrait::SpecialValues, "special_values"}, {InputTrait::Broadcasting, "broadcasting"},
       {InputTrait::NonContiguous, "non_contiguous"}, {InputTrait::LowPrecision, "dtype"},
       {InputTrait::LargeSize, "large_sizes"},        {InputTrait::EmptyOrScalar, "empty_or_0d"}};
-  std::string out;
+  std::vector<std::string> out;
   for (const auto& [bit, name] : names)
-    if (traits & static_cast<unsigned>(bit)) out += (out.empty() ? "" : ",") + std::string(name);
+    if (traits & static_cast<unsigned>(bit)) out.push_back(name);
+  return out;
+}
+
+std::string trait_names(unsigned traits) {
+  std::string out;
+  for (const auto& name : trait_list(traits)) out += (out.empty() ? "" : ",") + name;
   return out;
 }
 

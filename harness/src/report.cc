@@ -15,15 +15,7 @@ using nlohmann::json;
 
 json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
-json traits_json(unsigned traits) {
-  json a = json::array();
-  std::string names = trait_names(traits);
-  std::istringstream in(names);
-  std::string t;
-  while (std::getline(in, t, ','))
-    if (!t.empty()) a.push_back(t);
-  return a;
-}
+json traits_json(unsigned traits) { return json(trait_list(traits)); }
 
 // A command line that re-runs exactly this sample (same values: same seed and sample index).
 std::string repro_command(const Report& rep, const std::string& op, const Failure& f) {

@@ -111,7 +111,8 @@ std::string suite_description(const std::string& suite);
 std::vector<c10::IValue> make_inputs(const c10::FunctionSchema& schema, const Sample& sample, std::mt19937_64& rng);
 // Input traits of a sample, from its spec and concrete inputs.
 unsigned input_traits(const Sample& sample, const std::vector<c10::IValue>& inputs);
-std::string trait_names(unsigned traits);
+std::vector<std::string> trait_list(unsigned traits);  // names of the set bits, in a fixed order
+std::string trait_names(unsigned traits);              // the same, comma-separated
 
 // ---- reference -----------------------------------------------------------------------------
 // Calls the aten overload through the dispatcher. `args` are consumed (mutated by in-place ops);
