@@ -2,6 +2,7 @@
 // every call against the libtorch reference, time the passing ops against eager run by a clean
 // runner through the same loop, and bound every claimed time by the supervisor's clock and the
 // device's roofline.
+#include "baseline.h"
 #include "cheats.h"
 #include "kernelgate/harness.h"
 #include "kernelgate/loader.h"
@@ -204,7 +205,7 @@ class OpEvaluation {
     if (built.ok) {
       artifact_ = built.artifact;
       request_ = loader::load_request(folder_, built, run_.device());
-      inspect(built.artifact);
+      inspect(built.artifact, bo);
       return true;
     }
     if (built.record.status == sandbox::Status::XX && !built.record.message.empty()) {
@@ -219,10 +220,24 @@ class OpEvaluation {
   }
 
   // Static rules on the artifact, read as hostile bytes (the supervisor never loads it).
-  void inspect(const std::string& artifact) {
+  // A finding is kept only when the submission added it: what the op's stub built the same way
+  // also has (header inlines, glue, runtime) is not the submission's doing.
+  void inspect(const std::string& artifact, const loader::BuildOptions& bo) {
     if (folder_.kind == loader::Kind::Nvrtc) return;  // a cubin: no host code to inspect
     try {
-      for (const auto& f : policy::inspect_artifact(policy::read_artifact(artifact), pol_, folder_.op)) violation(f.rule, f.evidence);
+      policy::ArtifactInfo info = policy::read_artifact(artifact);
+      std::vector<policy::Finding> findings = policy::inspect_artifact(info, pol_, folder_.op);
+      if (!findings.empty()) {
+        std::string why;
+        if (auto base = toolchain_baseline(folder_, bo, &why)) {
+          subtract_baseline(info, *base);
+          findings = policy::inspect_artifact(info, pol_, folder_.op);
+        } else {
+          std::cerr << "kernelgate: warning: " << folder_.op << ": no toolchain baseline (" << why
+                    << "); static findings are not filtered\n";
+        }
+      }
+      for (const auto& f : findings) violation(f.rule, f.evidence);
     } catch (const std::exception& e) {
       violation("protocol_violation", std::string("the built artifact cannot be read as a shared object: ") + e.what());
     }
@@ -494,6 +509,24 @@ class OpEvaluation {
     return true;
   }
 
+  // The timed call count: enough calls for the policy's min_seconds of measured time, from a short
+  // probe (1 warm-up, 3 timed calls), within [min_reps, max_reps], and no more than about
+  // 20 x min_seconds of the supervisor's wall clock per timed exchange (inputs are refreshed and
+  // caches flushed before every call, which can cost more than the call).
+  int timed_reps(const Judged& j, size_t n_returns, const std::string& sample) {
+    int reps = pol_.timing_min_reps;
+    const int probe_reps = 3;
+    loader::CallOutcome probe =
+        runner_->call(j.inputs, n_returns, pol_.run_call_time_s * (probe_reps + 2), call_options(j.ref_returns, 1, probe_reps));
+    runner_evidence(probe, sample);
+    if (probe.kind != loader::CallOutcome::Kind::Ok || probe.times_s.empty()) return reps;
+    const double median = quantile(probe.times_s, 0.5);
+    const double wall_per_call = probe.supervisor_wall_s / (probe_reps + 1);
+    if (median > 0) reps = static_cast<int>(std::min(1e7, std::ceil(pol_.timing_min_seconds / median)));
+    if (wall_per_call > 0) reps = std::min(reps, static_cast<int>(std::min(1e7, 20 * pol_.timing_min_seconds / wall_per_call)));
+    return std::clamp(reps, pol_.timing_min_reps, pol_.timing_max_reps);
+  }
+
   // Times the largest passing samples: candidate and eager through the same runner loop.
   void time_samples(const std::vector<Sample>& all, std::vector<Judged>& passed) {
     std::sort(passed.begin(), passed.end(), [](const Judged& a, const Judged& b) { return input_numel(a.inputs) > input_numel(b.inputs); });
@@ -503,11 +536,9 @@ class OpEvaluation {
     for (const Judged& j : passed) {
       if (!runner_ || !runner_->alive()) return;
       const Sample& s = all[j.index];
-      int reps = pol_.timing_min_reps;
-      if (j.call_s > 0) reps = static_cast<int>(std::ceil(pol_.timing_min_seconds / j.call_s));
-      reps = std::clamp(reps, pol_.timing_min_reps, pol_.timing_max_reps);
-      const double budget = pol_.run_call_time_s * (reps + pol_.timing_warmup + 1);
       const size_t n_returns = schema_->returns().size();
+      const int reps = timed_reps(j, n_returns, trace::format_call(s.call));
+      const double budget = pol_.run_call_time_s * (reps + pol_.timing_warmup + 1);
       loader::CallOutcome cand = runner_->call(j.inputs, n_returns, budget, call_options(j.ref_returns, pol_.timing_warmup, reps));
       runner_evidence(cand, trace::format_call(s.call));
       if (cand.kind != loader::CallOutcome::Kind::Ok || cand.times_s.empty()) {

@@ -171,7 +171,7 @@ std::string report_table(const Report& rep) {
     std::ostringstream sp;
     if (r.speedup) sp << std::fixed << std::setprecision(2) << *r.speedup << "x";
     else sp << "-";
-    o << std::setw(22) << r.op << std::setw(6) << (r.kind.empty() ? "-" : r.kind) << std::setw(10) << r.verdict << std::setw(9)
+    o << std::setw(22) << (r.op.size() < 22 ? r.op : r.op + " ") << std::setw(6) << (r.kind.empty() ? "-" : r.kind) << std::setw(10) << r.verdict << std::setw(9)
       << (std::to_string(r.passed) + "/" + std::to_string(r.total)) << std::setw(10) << sp.str() << fails << "\n";
   }
   // The first failure of each failing op, with its evidence in one line.

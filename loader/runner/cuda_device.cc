@@ -24,6 +24,47 @@ namespace kg::runner {
 namespace launch = kg::loader::launch;
 namespace {
 
+// The driver API (nvrtc kind), reached through the runtime's entry points: the runner does not
+// link libcuda.so.1, so a cpu runner, whose sandbox has no driver, starts without it. Resolved in
+// cuda_setup, before the filter tightens.
+struct DriverApi {
+  decltype(&::cuGetErrorName) GetErrorName = nullptr;
+  decltype(&::cuGetErrorString) GetErrorString = nullptr;
+  decltype(&::cuModuleLoadData) ModuleLoadData = nullptr;
+  decltype(&::cuModuleUnload) ModuleUnload = nullptr;
+  decltype(&::cuModuleGetFunction) ModuleGetFunction = nullptr;
+  decltype(&::cuFuncSetAttribute) FuncSetAttribute = nullptr;
+  decltype(&::cuFuncGetParamInfo) FuncGetParamInfo = nullptr;  // driver 12.4+; may stay null
+  decltype(&::cuLaunchKernel) LaunchKernel = nullptr;
+  decltype(&::cuCtxGetCurrent) CtxGetCurrent = nullptr;
+};
+DriverApi g_driver;
+
+template <typename F>
+bool resolve_driver(const char* name, F* out, bool required) {
+  void* fp = nullptr;
+  cudaDriverEntryPointQueryResult status{};
+  cudaError_t e = cudaGetDriverEntryPointByVersion(name, &fp, 12040, cudaEnableDefault, &status);
+  if (e != cudaSuccess || status != cudaDriverEntryPointSuccess || !fp) {
+    if (required) throw DeviceError(std::string("the CUDA driver has no ") + name);
+    return false;
+  }
+  *out = reinterpret_cast<F>(fp);
+  return true;
+}
+
+void load_driver_api() {
+  resolve_driver("cuGetErrorName", &g_driver.GetErrorName, true);
+  resolve_driver("cuGetErrorString", &g_driver.GetErrorString, true);
+  resolve_driver("cuModuleLoadData", &g_driver.ModuleLoadData, true);
+  resolve_driver("cuModuleUnload", &g_driver.ModuleUnload, true);
+  resolve_driver("cuModuleGetFunction", &g_driver.ModuleGetFunction, true);
+  resolve_driver("cuFuncSetAttribute", &g_driver.FuncSetAttribute, true);
+  resolve_driver("cuFuncGetParamInfo", &g_driver.FuncGetParamInfo, false);
+  resolve_driver("cuLaunchKernel", &g_driver.LaunchKernel, true);
+  resolve_driver("cuCtxGetCurrent", &g_driver.CtxGetCurrent, true);
+}
+
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw DeviceError(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
 }
@@ -32,8 +73,8 @@ void check_cu(CUresult r, const std::string& what) {
   if (r == CUDA_SUCCESS) return;
   const char* name = nullptr;
   const char* text = nullptr;
-  cuGetErrorName(r, &name);
-  cuGetErrorString(r, &text);
+  if (g_driver.GetErrorName) g_driver.GetErrorName(r, &name);
+  if (g_driver.GetErrorString) g_driver.GetErrorString(r, &text);
   std::string msg = what + ": " + (name ? name : "?") + " (" + (text ? text : "?") + ")";
   // Launch-time faults leave the context unusable; argument errors do not.
   if (r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_LAUNCH_FAILED || r == CUDA_ERROR_ILLEGAL_INSTRUCTION ||
@@ -72,21 +113,23 @@ State* g_state = nullptr;
 
 cudaStream_t stream() { return c10::cuda::getCurrentCUDAStream(0).stream(); }
 
-// An exact copy on cuda:0: the whole storage span, then the same view onto it.
-at::Tensor exact_to_cuda(const at::Tensor& t) {
-  if (!t.defined() || t.is_cuda()) return t;
+// An exact copy on cuda:0 (from the CPU or from cuda:0): the whole storage span, then the same
+// view onto it.
+at::Tensor exact_copy_to_cuda(const at::Tensor& t) {
+  if (!t.defined()) return t;
   const int64_t n = static_cast<int64_t>(t.storage().nbytes() / t.element_size());
-  at::Tensor flat_cpu = at::empty({0}, t.options()).set_(t.storage(), 0, {n}, {1});
+  at::Tensor flat_src = at::empty({0}, t.options()).set_(t.storage(), 0, {n}, {1});
   at::Tensor flat = at::empty({n}, t.options().device(at::kCUDA, 0));
-  flat.copy_(flat_cpu);
+  flat.copy_(flat_src, /*non_blocking=*/t.is_cuda());
   return flat.as_strided(t.sizes(), t.strides(), t.storage_offset());
 }
 
-c10::IValue value_to_cuda(const c10::IValue& v) {
-  if (v.isTensor()) return exact_to_cuda(v.toTensor());
+// `value` with every tensor in it (alone, in a list, an optional list or a tuple) replaced by f's.
+c10::IValue map_tensors(const c10::IValue& v, const std::function<at::Tensor(const at::Tensor&)>& f) {
+  if (v.isTensor()) return f(v.toTensor());
   if (v.isTensorList()) {
     std::vector<at::Tensor> out;
-    for (const at::Tensor& t : v.toTensorList()) out.push_back(exact_to_cuda(t));
+    for (const at::Tensor& t : v.toTensorList()) out.push_back(f(t));
     return c10::IValue(out);
   }
   if (v.isList() && v.toList().elementType()->kind() == c10::TypeKind::OptionalType) {
@@ -95,13 +138,13 @@ c10::IValue value_to_cuda(const c10::IValue& v) {
     for (size_t i = 0; i < l.size(); ++i) {
       c10::IValue e = l.get(i);
       if (e.isNone()) out.push_back(c10::nullopt);
-      else out.push_back(exact_to_cuda(e.toTensor()));
+      else out.push_back(f(e.toTensor()));
     }
     return c10::IValue(out);
   }
   if (v.isTuple()) {
     std::vector<c10::IValue> elems;
-    for (const auto& e : v.toTupleRef().elements()) elems.push_back(value_to_cuda(e));
+    for (const auto& e : v.toTupleRef().elements()) elems.push_back(map_tensors(e, f));
     return c10::ivalue::Tuple::create(std::move(elems));
   }
   return v;
@@ -116,6 +159,7 @@ std::string cuda_setup() {
     if (e != cudaSuccess || count < 1) return std::string("no CUDA device visible (") + cudaGetErrorString(e) + ")";
     check(cudaSetDevice(0), "cudaSetDevice");
     check(cudaFree(nullptr), "context creation");
+    load_driver_api();
     auto s = std::make_unique<State>();
     s->start = std::make_unique<Event>();
     s->stop = std::make_unique<Event>();
@@ -138,8 +182,16 @@ std::string cuda_setup() {
 bool cuda_ready() { return g_state != nullptr; }
 
 void to_cuda(std::vector<c10::IValue>& values) {
-  for (auto& v : values) v = value_to_cuda(v);
+  auto to_device = [](const at::Tensor& t) { return t.defined() && t.is_cuda() ? t : exact_copy_to_cuda(t); };
+  for (auto& v : values) v = map_tensors(v, to_device);
   check(cudaStreamSynchronize(stream()), "copying inputs to cuda:0");
+}
+
+std::vector<c10::IValue> cuda_fresh_copies(const std::vector<c10::IValue>& values) {
+  std::vector<c10::IValue> out;
+  out.reserve(values.size());
+  for (const auto& v : values) out.push_back(map_tensors(v, exact_copy_to_cuda));
+  return out;
 }
 
 uint32_t cuda_before_timed(int64_t bytes) {
@@ -203,7 +255,7 @@ namespace {
 struct Module {
   CUmodule m = nullptr;
   ~Module() {
-    if (m) cuModuleUnload(m);
+    if (m) g_driver.ModuleUnload(m);
   }
 };
 
@@ -229,7 +281,7 @@ class NvrtcOp : public Op {
     ls << lf.rdbuf();
     table_ = launch::from_text(ls.str());
     // The cubin is untrusted device code; loading it runs none of it.
-    check_cu(cuModuleLoadData(&module_.m, image.data()), "cuModuleLoadData");
+    check_cu(g_driver.ModuleLoadData(&module_.m, image.data()), "cuModuleLoadData");
     for (const auto& l : table_.launches) {
       CompiledLaunch c;
       for (int i = 0; i < 3; ++i) {
@@ -243,7 +295,7 @@ class NvrtcOp : public Op {
         auto it = l.lowered.find(name);
         const std::string sym = it == l.lowered.end() ? name : it->second;
         CUfunction fn = nullptr;
-        check_cu(cuModuleGetFunction(&fn, module_.m, sym.c_str()), "cuModuleGetFunction(" + name + ")");
+        check_cu(g_driver.ModuleGetFunction(&fn, module_.m, sym.c_str()), "cuModuleGetFunction(" + name + ")");
         return fn;
       };
       if (!l.kernel.empty()) c.fn = resolve(l.kernel);
@@ -346,9 +398,9 @@ class NvrtcOp : public Op {
     if (it == params_.end()) {
       std::optional<std::vector<size_t>> sizes;
       size_t offset = 0, size = 0;
-      if (cuFuncGetParamInfo(fn, 0, &offset, &size) == CUDA_SUCCESS) {
+      if (g_driver.FuncGetParamInfo && g_driver.FuncGetParamInfo(fn, 0, &offset, &size) == CUDA_SUCCESS) {
         sizes.emplace();
-        for (size_t i = 0; i < 256 && cuFuncGetParamInfo(fn, i, &offset, &size) == CUDA_SUCCESS; ++i) sizes->push_back(size);
+        for (size_t i = 0; i < 256 && g_driver.FuncGetParamInfo(fn, i, &offset, &size) == CUDA_SUCCESS; ++i) sizes->push_back(size);
       }
       it = params_.emplace(fn, sizes).first;
     }
@@ -378,7 +430,7 @@ class NvrtcOp : public Op {
     if (b[0] * b[1] * b[2] == 0 || b[0] * b[1] * b[2] > 1024) throw std::runtime_error("block has 0 or more than 1024 threads");
     int64_t shared = dim(l.shared, "shared_mem", 1 << 30);
     if (shared > 48 * 1024)
-      check_cu(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(shared)), "dynamic shared memory");
+      check_cu(g_driver.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(shared)), "dynamic shared memory");
     std::vector<uint64_t> slots(l.args.size());
     std::vector<void*> ptrs(l.args.size());
     const std::vector<size_t>* sizes = param_sizes(fn);
@@ -417,7 +469,7 @@ class NvrtcOp : public Op {
       }
       ptrs[i] = slot;
     }
-    check_cu(cuLaunchKernel(fn, static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]), static_cast<unsigned>(g[2]),
+    check_cu(g_driver.LaunchKernel(fn, static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]), static_cast<unsigned>(g[2]),
                             static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]), static_cast<unsigned>(b[2]),
                             static_cast<unsigned>(shared), st, ptrs.empty() ? nullptr : ptrs.data(), nullptr),
              "cuLaunchKernel");
@@ -439,7 +491,7 @@ class NvrtcOp : public Op {
 std::unique_ptr<Op> load_nvrtc(const std::string& cubin_path, const std::string& aten_name, const std::string& overload) {
   auto handle = c10::Dispatcher::singleton().findSchemaOrThrow(aten_name.c_str(), overload.c_str());
   CUcontext ctx = nullptr;
-  check_cu(cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
+  check_cu(g_driver.CtxGetCurrent(&ctx), "cuCtxGetCurrent");
   if (!ctx) throw std::runtime_error("no current CUDA context");
   return std::make_unique<NvrtcOp>(cubin_path, handle.schema());
 }

@@ -233,11 +233,22 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
     r->timer = static_cast<uint32_t>(on_cuda ? protocol::Timer::CudaEvent : protocol::Timer::SteadyClock);
     // Every call gets its own exact copy of the inputs, decoded outside the timed region, so no
     // call sees another's mutations or an input it has seen before.
-    auto one_call = [&](bool timed) {
-      args = kg::wire::decode(base + m.input_offset, m.input_bytes);
+    // On cuda:0 the inputs cross to the device once; each call then gets device-side copies.
+    std::vector<c10::IValue> on_device;
 #if KG_RUNNER_CUDA
-      if (on_cuda) runner::to_cuda(args);
+    if (on_cuda) {
+      on_device = kg::wire::decode(base + m.input_offset, m.input_bytes);
+      runner::to_cuda(on_device);
+    }
 #endif
+    auto one_call = [&](bool timed) {
+      out.clear();  // the previous call's outputs go back to the allocator before this call
+      args.clear();
+#if KG_RUNNER_CUDA
+      if (on_cuda) args = runner::cuda_fresh_copies(on_device);
+      else
+#endif
+        args = kg::wire::decode(base + m.input_offset, m.input_bytes);
       g_op->prepare(args, m);
       if (!timed) {
         out = g_op->run(args);

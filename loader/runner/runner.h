@@ -44,6 +44,10 @@ std::string cuda_setup();
 bool cuda_ready();
 // Copies every tensor in `values` to cuda:0 with the same sizes, strides and offsets.
 void to_cuda(std::vector<c10::IValue>& values);
+// Fresh copies of `values` (already on cuda:0) made on the device, queued on the current stream
+// without waiting: each timed call gets its own inputs with no host copy and no idle device
+// between calls (an idle gap before a call slows it down and skews its time).
+std::vector<c10::IValue> cuda_fresh_copies(const std::vector<c10::IValue>& values);
 // Before a timed call: L2 flush (`bytes`, 0 = 2x L2) and persisting-L2 reset; evidence bits.
 uint32_t cuda_before_timed(int64_t bytes);
 // Records start, runs `fn`, records end, waits; returns the event time and the idle wait.

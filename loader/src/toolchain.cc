@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -100,10 +101,13 @@ std::vector<std::string> binds() {
     out.push_back(KG_CUDA_ROOT);
   // A compiler installed outside /usr (the GPU machine's g++ is /opt/gcc/bin/g++): its whole
   // prefix (bin, libexec with cc1plus, lib) is bound read-only.
-  const fs::path cxx_prefix = fs::path(KG_CXX_COMPILER).parent_path().parent_path();
-  if (!cxx_prefix.empty() && cxx_prefix != "/usr" && cxx_prefix.string().rfind("/usr/", 0) != 0 && cxx_prefix != "/" &&
-      fs::exists(cxx_prefix, ec))
-    out.push_back(cxx_prefix.string());
+  // When the path is a link into another prefix, both are bound.
+  for (const fs::path& cxx : {fs::path(KG_CXX_COMPILER), fs::weakly_canonical(KG_CXX_COMPILER, ec)}) {
+    const fs::path cxx_prefix = cxx.parent_path().parent_path();
+    if (!cxx_prefix.empty() && cxx_prefix != "/usr" && cxx_prefix.string().rfind("/usr/", 0) != 0 && cxx_prefix != "/" &&
+        fs::exists(cxx_prefix, ec) && std::find(out.begin(), out.end(), cxx_prefix.string()) == out.end())
+      out.push_back(cxx_prefix.string());
+  }
   return out;
 }
 
