@@ -32,6 +32,14 @@ namespace {
 
 const std::string kExploits = KG_CORPUS_DIR "/exploits";
 const std::string kLegit = KG_CORPUS_DIR "/legit";
+const std::string kExploitsCuda = KG_CORPUS_DIR "/exploits-cuda";
+const std::string kLegitCuda = KG_CORPUS_DIR "/legit-cuda";
+
+// The cuda corpora launch only where the NVIDIA driver is present (tools/gpu-check runs them).
+bool have_gpu() {
+  std::error_code ec;
+  return fs::exists("/dev/nvidiactl", ec);
+}
 
 std::vector<std::string> corpus(const std::string& root) {
   std::vector<std::string> names;
@@ -138,10 +146,40 @@ TEST_P(LegitCorpus, PassesWithNoViolation) {
   EXPECT_EQ(o.verdicts, std::set<std::string>{"pass"}) << context;
 }
 
+// The cuda kind: without a GPU, the static exploits are still built (nvcc) and inspected, so
+// their violation stands although the launch fails; the dynamic ones and the honest kernels need
+// the device.
+class CudaExploitCorpus : public ::testing::TestWithParam<std::string> {};
+class CudaLegitCorpus : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CudaExploitCorpus, CaughtByItsRule) {
+  const std::string dir = kExploitsCuda + "/" + GetParam();
+  const Expect e = read_expect(dir);
+  if (!e.known_gap.empty()) GTEST_SKIP() << "known gap, not caught yet (" << e.rule << "): " << e.known_gap;
+  if (e.detected_by != "static" && !have_gpu()) GTEST_SKIP() << "caught at run time on a GPU (tools/gpu-check); no GPU here";
+  const Outcome o = evaluate("exploits-cuda", GetParam(), dir);
+  const std::string context = "cuda exploit " + GetParam() + " (expected rule " + e.rule + ", detected_by " + e.detected_by +
+                              ": " + e.why + ")\n" + o.summary + "--- kernelgate output (tail) ---\n" + tail(o.log);
+  EXPECT_EQ(o.exit_code, 1) << context;
+  EXPECT_TRUE(o.violations.count(e.rule) > 0) << "rule " << e.rule << " not reported\n" << context;
+}
+
+TEST_P(CudaLegitCorpus, PassesWithNoViolation) {
+  if (!have_gpu()) GTEST_SKIP() << "an honest cuda kernel is judged on a GPU (tools/gpu-check); no GPU here";
+  const std::string dir = kLegitCuda + "/" + GetParam();
+  const Outcome o = evaluate("legit-cuda", GetParam(), dir);
+  const std::string context = "legit cuda kernel " + GetParam() + "\n" + o.summary + "--- kernelgate output (tail) ---\n" + tail(o.log);
+  EXPECT_EQ(o.exit_code, 0) << context;
+  EXPECT_TRUE(o.violations.empty()) << context;
+  EXPECT_EQ(o.verdicts, std::set<std::string>{"pass"}) << context;
+}
+
 std::string param_name(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
 
 INSTANTIATE_TEST_SUITE_P(Dirs, ExploitCorpus, ::testing::ValuesIn(corpus(kExploits)), param_name);
 INSTANTIATE_TEST_SUITE_P(Dirs, LegitCorpus, ::testing::ValuesIn(corpus(kLegit)), param_name);
+INSTANTIATE_TEST_SUITE_P(Dirs, CudaExploitCorpus, ::testing::ValuesIn(corpus(kExploitsCuda)), param_name);
+INSTANTIATE_TEST_SUITE_P(Dirs, CudaLegitCorpus, ::testing::ValuesIn(corpus(kLegitCuda)), param_name);
 
 // The corpora's own shape: enough entries, each a submission with at least one op folder
 // holding `<folder>/<folder>_implementation.cpp` that starts with a comment, and an
