@@ -42,6 +42,23 @@ bool constant(const at::Tensor& t) {
   return rows.eq(rows[0]).all().item<bool>();
 }
 
+// Of the elements where `c` differs from `r` (bitwise), the fraction that `marked(i)` (a mask
+// over tensor i's elements) selects; -1 when the shapes do not line up or nothing differs.
+template <typename Marked>
+double wrong_fraction(const std::vector<at::Tensor>& c, const std::vector<at::Tensor>& r, Marked marked) {
+  if (c.size() != r.size() || c.empty()) return -1;
+  int64_t wrong = 0, selected = 0;
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (!same_layout(c[i], r[i])) return -1;
+    if (c[i].numel() == 0) continue;
+    at::Tensor bad = ~equal_elements(c[i], r[i]);
+    wrong += bad.sum().item<int64_t>();
+    const at::Tensor mask = marked(i);
+    selected += (bad & mask).sum().item<int64_t>();
+  }
+  return wrong ? static_cast<double>(selected) / static_cast<double>(wrong) : -1;
+}
+
 }  // namespace
 
 std::optional<std::string> trivial_output_evidence(const std::vector<c10::IValue>& inputs, const std::vector<c10::IValue>& ref_returns,
@@ -78,16 +95,26 @@ double same_bytes_fraction(const std::vector<c10::IValue>& now, const std::vecto
 
 double stale_fraction(const std::vector<c10::IValue>& cand, const std::vector<c10::IValue>& ref, const std::vector<c10::IValue>& earlier) {
   auto c = tensors_of(cand), r = tensors_of(ref), e = tensors_of(earlier);
-  if (c.size() != r.size() || c.size() != e.size() || c.empty()) return -1;
-  int64_t wrong = 0, stale = 0;
-  for (size_t i = 0; i < c.size(); ++i) {
-    if (!same_layout(c[i], r[i]) || !same_layout(c[i], e[i])) return -1;
-    if (c[i].numel() == 0) continue;
-    at::Tensor bad = ~equal_elements(c[i], r[i]);
-    wrong += bad.sum().item<int64_t>();
-    stale += (bad & equal_elements(c[i], e[i]) & ~equal_elements(r[i], e[i])).sum().item<int64_t>();
-  }
-  return wrong ? static_cast<double>(stale) / static_cast<double>(wrong) : -1;
+  if (e.size() != c.size()) return -1;
+  for (size_t i = 0; i < c.size(); ++i)
+    if (!same_layout(c[i], e[i])) return -1;
+  return wrong_fraction(c, r, [&](size_t i) { return equal_elements(c[i], e[i]) & ~equal_elements(r[i], e[i]); });
+}
+
+double poison_fraction(const std::vector<c10::IValue>& cand, const std::vector<c10::IValue>& ref) {
+  static constexpr uint8_t kJunk[4] = {0xef, 0xbe, 0xed, 0x7f};  // 0x7fedbeef, little-endian
+  auto c = tensors_of(cand), r = tensors_of(ref);
+  return wrong_fraction(c, r, [&](size_t i) {
+    at::Tensor rows = byte_rows(c[i]);
+    const int64_t size = rows.size(1);
+    at::Tensor junk = at::zeros({rows.size(0)}, at::kBool);
+    for (int phase = 0; phase < 4; ++phase) {
+      at::Tensor pattern = at::empty({size}, at::kByte);
+      for (int64_t k = 0; k < size; ++k) pattern[k] = kJunk[(phase + k) % 4];
+      junk |= rows.eq(pattern).all(1);
+    }
+    return junk;
+  });
 }
 
 }  // namespace kg::harness

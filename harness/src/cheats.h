@@ -24,4 +24,9 @@ double same_bytes_fraction(const std::vector<c10::IValue>& now, const std::vecto
 // shapes do not line up.
 double stale_fraction(const std::vector<c10::IValue>& cand, const std::vector<c10::IValue>& ref, const std::vector<c10::IValue>& earlier);
 
+// B5: of the elements where `cand` differs from `ref`, the fraction that hold kg-runner's
+// allocation poison (c10's junk fill, 0x7fedbeef words, at any byte phase): memory the call
+// allocated and never wrote. -1 when the shapes do not line up or nothing differs.
+double poison_fraction(const std::vector<c10::IValue>& cand, const std::vector<c10::IValue>& ref);
+
 }  // namespace kg::harness

@@ -2,6 +2,7 @@
 // every call against the libtorch reference, time the passing ops against eager run by a clean
 // runner through the same loop, and bound every claimed time by the supervisor's clock and the
 // device's roofline.
+#include "aliasing.h"
 #include "baseline.h"
 #include "cheats.h"
 #include "kernelgate/harness.h"
@@ -114,6 +115,7 @@ struct Judged {
   size_t index = 0;
   std::vector<c10::IValue> inputs, ref_returns, ref_args;
   std::vector<c10::IValue> returns;  // the candidate's, when it passed
+  std::vector<int32_t> ref_alias;    // which argument each reference return shares storage with
   double call_s = 0;
 };
 
@@ -245,12 +247,30 @@ class OpEvaluation {
 
   // What the runner saw around a call, turned into rules (the runner reports; we decide).
   void runner_evidence(const loader::CallOutcome& out, const std::string& sample) {
-    if (out.evidence & protocol::kEvidenceThreadsLeftRunning)
-      violation("async_escape", sample + ": the call returned with threads it started still running");
-    if (out.evidence & protocol::kEvidenceDeviceBusyAfterCall)
-      violation("async_escape", sample + ": the device was still busy after the call's end was recorded");
-    if (out.evidence & protocol::kEvidencePersistingL2Changed)
-      violation("cache_tampering", sample + ": a call changed the persisting-L2 limit or access window");
+    struct Meaning {
+      uint32_t bit;
+      const char* rule;
+      const char* what;
+    };
+    static const Meaning meanings[] = {
+        {protocol::kEvidenceThreadsLeftRunning, "async_escape", "the call returned with threads it started still running"},
+        {protocol::kEvidenceDeviceBusyAfterCall, "async_escape", "the device was still busy after the call's end was recorded"},
+        {protocol::kEvidencePersistingL2Changed, "cache_tampering", "a call changed the persisting-L2 limit or access window"},
+        {protocol::kEvidenceOutputsChangedAfterReturn, "async_escape",
+         "the call's outputs (or arguments) changed after it had returned: work left running in the background"},
+        {protocol::kEvidenceObserverOff, "fallback_to_torch", "the runner's dispatcher observer was removed or disabled during the call"},
+        {protocol::kEvidencePoisonOff, "unwritten_output", "the runner's allocation poisoning was switched off during the call"},
+    };
+    for (const Meaning& m : meanings)
+      if (out.evidence & m.bit) violation(m.rule, sample + ": " + m.what);
+    std::string compute;
+    for (const std::string& op : out.dispatched)
+      if (!policy::dispatched_operator_allowed(op, folder_.op)) compute += (compute.empty() ? "" : ", ") + op;
+    if (!compute.empty())
+      violation("fallback_to_torch", sample + ": the kernel dispatched PyTorch compute operator(s) during its call: " + compute);
+    else if (out.evidence & protocol::kEvidenceDispatchedOverflow)
+      violation("fallback_to_torch", sample + ": the kernel dispatched more than " + std::to_string(protocol::kMaxDispatched) +
+                                         " distinct PyTorch operators during its call (not all could be checked)");
   }
 
   loader::CallOptions call_options(const std::vector<c10::IValue>& ref_returns, int warmup = 0, int reps = 0) const {
@@ -284,6 +304,7 @@ class OpEvaluation {
     }
     if (run_.options.self_check) request_ = run_.eager_request(folder_.op);
     if (std::string err = run_.start(&runner_, request_); !err.empty()) {
+      if (err.rfind(loader::kLoadProtocolViolation, 0) == 0) violation("protocol_violation", err);
       Failure f;
       f.category = "runtime_error";
       f.message = "loading the artifact failed: " + err;
@@ -330,6 +351,7 @@ class OpEvaluation {
     }
     if (!runner_ || !runner_->alive()) {
       if (std::string e = run_.start(&runner_, request_); !e.empty()) {
+        if (e.rfind(loader::kLoadProtocolViolation, 0) == 0) violation("protocol_violation", e);
         r_.failures.push_back(failure(s, i, j.inputs, "runtime_error", "restarting the runner failed: " + e));
         return std::nullopt;
       }
@@ -347,13 +369,17 @@ class OpEvaluation {
           }
         remember(s, "s" + std::to_string(i), out.returns);
         if (mism.empty()) {
+          if (auto wrong_alias = aliasing_mismatch(*schema_, out.return_alias, j.ref_alias)) {
+            r_.failures.push_back(failure(s, i, j.inputs, "aliasing", *wrong_alias));
+            return std::nullopt;
+          }
           r_.passed++;
           max_pass_numel_ = std::max(max_pass_numel_, input_numel(j.inputs));
           j.call_s = out.supervisor_wall_s;
           j.returns = out.returns;
           return j;
         }
-        record_wrong(s, i, j, out, mism.front(), "");
+        if (!record_wrong(s, i, j, out, mism.front(), "")) repeat_unexplained(s, j, out);
         min_fail_numel_ = std::min(min_fail_numel_, input_numel(j.inputs));
         return std::nullopt;
       }
@@ -383,10 +409,13 @@ class OpEvaluation {
     j.ref_args = loader::clone_values(j.inputs);
     if (run_.device() == loader::Device::Cpu) {
       j.ref_returns = call_reference(*schema_, j.ref_args);
+      j.ref_alias = loader::return_aliases(j.ref_returns, j.ref_args);
       return;
     }
     std::vector<c10::IValue> on_device = to_device(j.ref_args, at::Device(at::kCUDA, 0));
-    j.ref_returns = to_device(call_reference(*schema_, on_device), at::Device(at::kCPU));
+    std::vector<c10::IValue> returns = call_reference(*schema_, on_device);
+    j.ref_alias = loader::return_aliases(returns, on_device);
+    j.ref_returns = to_device(returns, at::Device(at::kCPU));
     j.ref_args = to_device(on_device, at::Device(at::kCPU));
   }
 
@@ -412,14 +441,21 @@ class OpEvaluation {
     f.mismatch = m;
     r_.failures.push_back(f);
     bool explained = false;
+    const double poisoned = poison_fraction(out.returns, j.ref_returns);
+    if (poisoned >= 0.5) {
+      violation("unwritten_output", f.sample + ": " + std::to_string(static_cast<int>(poisoned * 100)) +
+                                        "% of the wrong elements still hold the runner's allocation poison (0x7fedbeef): never written");
+      explained = true;
+    }
     if (m.category == "input_mutated") {
       violation("input_mutated", f.sample + ": " + m.detail);
       explained = true;
     }
-    if (auto t = trivial_output_evidence(j.inputs, j.ref_returns, out.returns)) {
-      violation("trivial_output", f.sample + ": " + *t);
-      explained = true;
-    }
+    if (poisoned < 0.5)  // a constant output of poison is an unwritten one, not a trivial one
+      if (auto t = trivial_output_evidence(j.inputs, j.ref_returns, out.returns)) {
+        violation("trivial_output", f.sample + ": " + *t);
+        explained = true;
+      }
     // Outputs left over from an earlier call: whole (replayed) or in part (never written).
     for (size_t h = 0; h + 1 < history_.size(); ++h) {
       const auto& [key, what, earlier] = history_[h];
@@ -437,6 +473,20 @@ class OpEvaluation {
       }
     }
     return explained;
+  }
+
+  // A wrong call no rule explained: the same inputs once more (for the first few). A different
+  // answer means it depends on something that is not the input (uninitialised memory, a race).
+  void repeat_unexplained(const Sample& s, const Judged& j, const loader::CallOutcome& first) {
+    if (repeats_left_ <= 0 || !runner_ || !runner_->alive()) return;
+    --repeats_left_;
+    loader::CallOutcome again = runner_->call(j.inputs, schema_->returns().size(), pol_.run_call_time_s, call_options(j.ref_returns));
+    runner_evidence(again, trace::format_call(s.call));
+    if (again.kind != loader::CallOutcome::Kind::Ok) return;
+    const double same = same_bytes_fraction(again.returns, first.returns);
+    if (same >= 0 && same < 1.0)
+      violation("nondeterministic_output", trace::format_call(s.call) + ": wrong, and an identical repeat gave a different answer (" +
+                                               std::to_string(static_cast<int>((1 - same) * 100 + 0.5)) + "% of the elements differ)");
   }
 
   // Correctness trials beyond the suite's one call per sample: fresh inputs for the passing
@@ -627,6 +677,7 @@ class OpEvaluation {
   std::vector<Remembered> history_;  // recent candidate outputs, the current call's last
   int64_t max_pass_numel_ = 0;        // largest passing sample (input elements)
   int64_t min_fail_numel_ = std::numeric_limits<int64_t>::max();  // smallest wrong one
+  int repeats_left_ = 2;              // repeats of unexplained wrong calls (nondeterminism)
   OpResult r_;
 };
 

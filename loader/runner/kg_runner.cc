@@ -14,6 +14,7 @@
 #include "kernelgate/protocol.h"
 #include "kernelgate/sandbox.h"
 #include "kernelgate/wire.h"
+#include "instrument.h"
 #include "runner.h"
 
 #include <ATen/ATen.h>
@@ -32,6 +33,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,9 @@ class DispatcherOp : public runner::Op {
 };
 
 std::unique_ptr<runner::Op> g_op;
+std::string g_called_name;  // the dispatcher's name for the loaded op ("" for nvrtc: no dispatch)
+bool g_submission = false;  // false: self-check, the runner calls the aten overload itself
+uint32_t g_call_no = 0;
 bool g_tightened = false;
 bool g_cuda = false;
 
@@ -153,6 +158,8 @@ void handle_load(const protocol::LoadMsg& m) {
     g_tightened = true;
   }
   g_op.reset();
+  g_called_name.clear();
+  g_submission = !path.empty();
   if (kind == protocol::ArtifactKind::Cubin) {
 #if KG_RUNNER_CUDA
     try {
@@ -180,6 +187,7 @@ void handle_load(const protocol::LoadMsg& m) {
   try {
     auto handle = c10::Dispatcher::singleton().findSchemaOrThrow(name.c_str(), overload.c_str());
     g_op = std::make_unique<DispatcherOp>(handle);
+    g_called_name = handle.schema().name();
     r.ok = 1;
     reply("");
   } catch (const std::exception& e) {
@@ -241,7 +249,9 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
       runner::to_cuda(on_device);
     }
 #endif
-    auto one_call = [&](bool timed) {
+    // judged: the untimed call whose outputs go back to be judged; only it pays for the wait
+    // that shows work left running after the call returned.
+    auto one_call = [&](bool timed, bool judged) {
       out.clear();  // the previous call's outputs go back to the allocator before this call
       args.clear();
 #if KG_RUNNER_CUDA
@@ -251,16 +261,29 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
         args = kg::wire::decode(base + m.input_offset, m.input_bytes);
       g_op->prepare(args, m);
       if (!timed) {
+        const size_t threads_before = thread_count();
+        runner::CallWatch watch(++g_call_no, g_called_name, g_submission, !on_cuda);
         out = g_op->run(args);
+        std::optional<runner::Snapshot> after_return;
+        if (judged && !on_cuda) {
+          std::vector<c10::IValue> all(out);
+          all.insert(all.end(), args.begin(), args.end());
+          after_return.emplace(all);
+        }
+        r->evidence |= watch.finish();
 #if KG_RUNNER_CUDA
         if (on_cuda) runner::cuda_check_idle("after the call");
 #endif
+        // A thread the call left behind may still be starting: it gets a longer window.
+        const auto window = std::chrono::microseconds(thread_count() > threads_before ? 20000 : 3000);
+        if (after_return && after_return->changes_within(window)) r->evidence |= protocol::kEvidenceOutputsChangedAfterReturn;
         g_op->finish(args);
         return;
       }
       double t = 0, idle = 0;
       uint32_t ev = 0;
       size_t threads_before = thread_count();
+      runner::CallWatch watch(++g_call_no, g_called_name, g_submission, false);
       if (on_cuda) {
 #if KG_RUNNER_CUDA
         ev |= runner::cuda_before_timed(m.flush_bytes);
@@ -275,6 +298,7 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
         out = g_op->run(args);
         t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       }
+      ev |= watch.finish();
       if (thread_count() > threads_before) ev |= protocol::kEvidenceThreadsLeftRunning;
       g_op->finish(args);
       r->evidence |= ev;
@@ -282,10 +306,11 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
       r->idle_wait_s[r->n_times] = idle;
       ++r->n_times;
     };
-    for (uint32_t i = 0; i < m.warmup; ++i) one_call(false);
-    if (reps == 0) one_call(false);
-    for (uint32_t i = 0; i < reps; ++i) one_call(true);
+    for (uint32_t i = 0; i < m.warmup; ++i) one_call(false, false);
+    if (reps == 0) one_call(false, true);
+    for (uint32_t i = 0; i < reps; ++i) one_call(true, false);
     if (out.size() != g_op->n_returns()) throw std::runtime_error("op returned " + std::to_string(out.size()) + " values");
+    runner::report_aliasing(out, args, *r);
     out.insert(out.end(), args.begin(), args.end());
     try {
       // encode() copies device tensors back to the CPU.
@@ -317,6 +342,7 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
 #endif
     set_message(r->message, sizeof r->message, what);
   }
+  runner::observer_report(*r);
   ::munmap(p, m.arena_bytes);
   send_msg(*r);
   return keep_running;
@@ -326,6 +352,7 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], "--fd") == 0) g_sock = std::atoi(argv[2]);
+  runner::observer_install();  // before any artifact's code can run
   protocol::HelloMsg hello{};
   protocol::init_header(hello, protocol::MsgType::Hello);
   hello.pid = ::getpid();

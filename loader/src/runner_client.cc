@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -205,6 +206,9 @@ std::string RunnerClient::load(const LoadRequest& req) {
       auto rec = stop("loading the artifact timed out");
       return "loading timed out (" + std::string(sandbox::status_name(rec.status)) + ")";
     }
+  } catch (const BadMessage& e) {
+    stop(e.what());
+    return kLoadProtocolViolation + std::string(e.what());
   } catch (const std::exception& e) {
     auto rec = stop(e.what());
     return std::string("runner died while loading (") + sandbox::status_name(rec.status) + ", " + rec.message + "): " +
@@ -340,6 +344,23 @@ CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_
     default: return violation("unknown timer " + std::to_string(r->timer));
   }
   out.evidence = r->evidence;
+  if (r->n_dispatched > protocol::kMaxDispatched) return violation("runner reported " + std::to_string(r->n_dispatched) + " dispatched operators");
+  for (uint32_t i = 0; i < r->n_dispatched; ++i) {
+    const char* name = r->dispatched[i];
+    const size_t len = strnlen(name, protocol::kDispatchedNameBytes);
+    if (len == 0 || len == protocol::kDispatchedNameBytes) return violation("dispatched operator " + std::to_string(i) + " is empty or not terminated");
+    if (!std::all_of(name, name + len, [](char c) { return c > 32 && c < 127; }))
+      return violation("dispatched operator " + std::to_string(i) + " has unprintable bytes");
+    out.dispatched.emplace_back(name, len);
+  }
+  if (r->n_return_alias != std::min<size_t>(n_returns, protocol::kMaxReturnAlias))
+    return violation("runner reported aliasing for " + std::to_string(r->n_return_alias) + " returns of " + std::to_string(n_returns));
+  for (uint32_t i = 0; i < r->n_return_alias; ++i) {
+    const int32_t a = r->return_alias[i];
+    if (a < protocol::kAliasNotTensor || a >= static_cast<int64_t>(inputs.size()))
+      return violation("return " + std::to_string(i) + " reported as aliasing argument " + std::to_string(a));
+    out.return_alias.push_back(a);
+  }
   if (r->output_bytes > out_cap) return violation("runner claims " + std::to_string(r->output_bytes) + " output bytes in a region of " + std::to_string(out_cap));
   std::vector<c10::IValue> values;
   try {

@@ -220,4 +220,17 @@ std::string rule_fallback_to_torch(const ArtifactInfo& info, const std::string& 
   return o;
 }
 
+bool dispatched_operator_allowed(const std::string& name, const std::string& op) {
+  const std::string prefix = "aten::";
+  if (name.rfind(prefix, 0) != 0) return true;
+  const std::string called = name.substr(prefix.size());
+  const std::string base = rules::op_base(op);
+  if (called == base) return false;
+  // The list is keyed by at::_ops struct names: the operator's name, or its name, '_' and the
+  // overload ("fill__Scalar", "size_int").
+  for (const auto& [entry, computes] : allowed_ops())
+    if ((entry == called || entry.rfind(called + "_", 0) == 0) && !judged(computes, base)) return true;
+  return false;
+}
+
 }  // namespace kg::policy

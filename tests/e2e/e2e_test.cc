@@ -235,3 +235,30 @@ TEST(E2E, SelfCheckPassesTheSmokeSuite) {
   json res = load_results(out);
   EXPECT_GE(res["ops"].size(), 5u);
 }
+
+// An in-place add_ that computes the right values in `self` but returns a fresh copy: values
+// alone cannot tell; the schema's Tensor(a!) says the return is `self` itself.
+TEST(E2E, InPlaceOpReturningAFreshTensorFailsAliasing) {
+  fs::path sub = temp_dir("alias");
+  write(sub / "add___Tensor" / "add___Tensor_implementation.cpp",
+        "#include <ATen/ATen.h>\n"
+        "at::Tensor& add___Tensor_kernel_impl(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {\n"
+        "  TORCH_CHECK(self.scalar_type() == at::kFloat && other.scalar_type() == at::kFloat, \"float only\");\n"
+        "  at::Tensor b = other.expand(self.sizes()).contiguous();\n"
+        "  at::Tensor a = self.contiguous();\n"
+        "  const float k = alpha.to<float>();\n"
+        "  for (int64_t i = 0; i < a.numel(); ++i) a.data_ptr<float>()[i] += k * b.data_ptr<float>()[i];\n"
+        "  self.copy_(a);\n"
+        "  static at::Tensor fresh;\n"
+        "  fresh = a.clone();\n"
+        "  return fresh;\n}\n");
+  fs::path out = temp_dir("alias-out");
+  CommandResult r = run("eval " + sub.string() + " --seed 5 --no-timing --out " + out.string());
+  ASSERT_EQ(r.status, 1) << r.output;
+  json res = load_results(out);
+  const json* add = find_op(res, "add_.Tensor");
+  ASSERT_NE(add, nullptr) << res.dump(2);
+  ASSERT_TRUE(has_category(*add, "aliasing")) << add->dump(2);
+  for (const auto& f : (*add)["failures"])
+    if (f["category"] == "aliasing") EXPECT_NE(f.dump().find("argument 0 (self) itself"), std::string::npos) << f.dump(2);
+}

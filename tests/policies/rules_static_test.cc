@@ -91,6 +91,20 @@ TEST(RulesStatic, AllowedEntriesBecomeFallbackWhenTheyAreTheJudgedOp) {
   EXPECT_FALSE(rule_fallback_to_torch(with_imports(fill), "fill_.Scalar").empty());
 }
 
+// The dynamic half judges dispatched operator names with the same list.
+TEST(RulesStatic, DispatchedOperatorsUseTheSameAllowedList) {
+  using kg::policy::dispatched_operator_allowed;
+  for (const char* ok : {"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::zeros", "aten::zero_", "aten::fill_",
+                         "aten::copy_", "aten::clone", "aten::contiguous", "aten::to", "aten::_to_copy", "aten::view",
+                         "aten::as_strided", "aten::t", "aten::item", "aten::_local_scalar_dense", "aten::size", "prim::Constant"})
+    EXPECT_TRUE(dispatched_operator_allowed(ok, "relu.default")) << ok;
+  for (const char* bad : {"aten::relu", "aten::clamp_min", "aten::add", "aten::mm", "aten::sum", "aten::_softmax", "aten::addmm"})
+    EXPECT_FALSE(dispatched_operator_allowed(bad, "relu.default")) << bad;
+  EXPECT_FALSE(dispatched_operator_allowed("aten::clone", "clone.default"));
+  EXPECT_FALSE(dispatched_operator_allowed("aten::fill_", "fill_.Scalar"));
+  EXPECT_FALSE(dispatched_operator_allowed("aten::_to_copy", "_to_copy.default"));
+}
+
 TEST(RulesStatic, ForbiddenLibraryByNeededSymbolAndString) {
   Policy p = competition();
   ArtifactInfo a = with_imports(kHonest);

@@ -49,3 +49,19 @@ TEST(VerdictCheats, StaleElementsAreThoseLeftFromAnEarlierOutput) {
   EXPECT_DOUBLE_EQ(stale_fraction({noisy}, {ref}, {earlier}), 0.0);
   EXPECT_DOUBLE_EQ(stale_fraction({ref}, {ref}, {earlier}), -1) << "nothing wrong: no fraction";
 }
+
+TEST(VerdictCheats, PoisonFractionCountsWrongElementsHoldingTheRunnersJunk) {
+  at::Tensor ref = at::arange(8, at::kFloat);
+  at::Tensor cand = ref.clone();
+  // 0x7fedbeef, c10's junk-fill word: a NaN as float.
+  cand.view(at::kInt).slice(0, 4, 8).fill_(0x7fedbeef);
+  EXPECT_DOUBLE_EQ(kg::harness::poison_fraction({cand}, {ref}), 1.0);
+  cand[7] = 100;
+  EXPECT_DOUBLE_EQ(kg::harness::poison_fraction({cand}, {ref}), 0.75);
+  EXPECT_DOUBLE_EQ(kg::harness::poison_fraction({ref}, {ref}), -1);  // nothing wrong
+  // Halves see the pattern at either phase: 0xbeef, 0x7fed.
+  at::Tensor h = at::zeros({4}, at::kHalf);
+  at::Tensor junk = at::empty({4}, at::kHalf);
+  junk.view(at::kInt).fill_(0x7fedbeef);
+  EXPECT_DOUBLE_EQ(kg::harness::poison_fraction({junk}, {h}), 1.0);
+}

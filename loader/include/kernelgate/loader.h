@@ -171,6 +171,8 @@ struct CallOutcome {
   std::vector<double> idle_wait_s;
   std::string timer;                     // "steady_clock" or "cuda_event"
   uint32_t evidence = 0;                 // protocol::Evidence bits the runner observed
+  std::vector<std::string> dispatched;   // operators the submission dispatched ("aten::relu"), validated names
+  std::vector<int32_t> return_alias;     // per return: the argument it shares storage with, or protocol::kAlias*
   double supervisor_wall_s = 0;          // the supervisor's own clock around the whole exchange
   std::string message;
   sandbox::Record record;                // filled when the runner died or was killed
@@ -179,12 +181,16 @@ struct CallOutcome {
 // One kg-runner in the sandbox's run profile. kernelgate uses one per op of a submission (ops
 // share no process state; a crash costs one op's runner), serving every call of that op; a
 // runner that died (alive() false) is replaced by a fresh one for the next call.
+inline constexpr const char* kLoadProtocolViolation = "protocol violation while loading: ";
+
 class RunnerClient {
  public:
   static std::unique_ptr<RunnerClient> start(const RunnerOptions& options);
   ~RunnerClient();
 
-  // Loads an artifact; returns an empty string on success, else the runner's message.
+  // Loads an artifact; returns an empty string on success, else the runner's message. A message
+  // the runner never sends (malformed, out of turn: the artifact's static constructors wrote to
+  // fd 3) starts with kLoadProtocolViolation.
   // An empty `artifact` makes the runner call the aten overload `aten_op` ("relu.default") itself.
   std::string load(const std::string& artifact, const std::string& registered_op, const std::string& aten_op);
   std::string load(const LoadRequest& request);
@@ -215,6 +221,10 @@ class RunnerClient {
 
 // Exact copy of a value list: tensors get fresh storage with the same sizes, strides and values.
 std::vector<c10::IValue> clone_values(const std::vector<c10::IValue>& values);
+
+// Per return: the index of the argument (a tensor, or a tensor list holding one) whose storage
+// it shares, protocol::kAliasNone, or protocol::kAliasNotTensor (not one defined tensor).
+std::vector<int32_t> return_aliases(const std::vector<c10::IValue>& returns, const std::vector<c10::IValue>& args);
 
 // Removes a file or a directory tree without following links. Use it instead of
 // std::filesystem::remove_all in anything that links libtorch: PyTorch 2.x wheels export a broken

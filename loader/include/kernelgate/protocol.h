@@ -16,7 +16,8 @@ namespace kg::protocol {
 constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 // 2: LoadMsg kind/device, CallMsg device/flush/output specs, CallResultMsg timer, idle waits
 //    and evidence bits.
-constexpr uint32_t kVersion = 2;
+// 3: CallResultMsg dispatched operators and per-return aliasing; evidence bits 4-7.
+constexpr uint32_t kVersion = 3;
 constexpr int kRunnerFd = 3;
 
 enum class MsgType : uint32_t {
@@ -45,7 +46,17 @@ enum Evidence : uint32_t {
   kEvidenceDeviceBusyAfterCall = 1u << 1,  // work still running after the call's end event (stream not idle, or > 1 ms to device idle)
   kEvidenceThreadsLeftRunning = 1u << 2,   // the call left extra threads behind
   kEvidenceFlushSkipped = 1u << 3,         // the cache flush could not run (no memory for the buffer)
+  kEvidenceOutputsChangedAfterReturn = 1u << 4,  // returns or arguments changed after a judged call had returned
+  kEvidenceObserverOff = 1u << 5,          // the dispatcher observer missed the called op or a canary op (removed or disabled)
+  kEvidenceDispatchedOverflow = 1u << 6,   // more distinct operators were dispatched than `dispatched` holds
+  kEvidencePoisonOff = 1u << 7,            // allocation poisoning was switched off during a call
 };
+
+constexpr uint32_t kMaxDispatched = 16;       // distinct operators reported per Call
+constexpr uint32_t kDispatchedNameBytes = 96; // each NUL-terminated
+constexpr uint32_t kMaxReturnAlias = 16;      // returns whose aliasing is reported
+constexpr int32_t kAliasNone = -1;            // the return shares storage with no argument
+constexpr int32_t kAliasNotTensor = -2;       // the return is not one defined tensor (list, number, undefined)
 
 struct MsgHeader {
   uint32_t magic;
@@ -113,6 +124,13 @@ struct CallResultMsg {
   double idle_wait_s[kMaxTimedReps];  // per timed call: end event reached -> device idle
   uint32_t timer;            // Timer
   uint32_t evidence;         // Evidence bits
+  // Operators the submission dispatched during the calls ("aten::add"; the called op itself and
+  // what runs inside those operators are not listed).
+  uint32_t n_dispatched;
+  char dispatched[kMaxDispatched][kDispatchedNameBytes];
+  // Per return of the last call: the index of the argument whose storage it shares, or kAlias*.
+  uint32_t n_return_alias;
+  int32_t return_alias[kMaxReturnAlias];
   char message[4096];
 };
 

@@ -70,6 +70,12 @@ std::string rule_timer_tampering(const ArtifactInfo& info);
 std::string rule_cache_tampering(const ArtifactInfo& info);
 std::string rule_shape_specialisation(const ArtifactInfo& info);
 
+// fallback_to_torch, dynamic half: whether an operator that kg-runner saw the kernel dispatch
+// during its call ("aten::empty") is one an honest kernel may call while judged as `op`
+// ("relu.default"). The same allowed list as the static half: allocation, fills, views,
+// copies, metadata; never the judged op itself. Operators outside aten are not judged here.
+bool dispatched_operator_allowed(const std::string& name, const std::string& op);
+
 // abi::__cxa_demangle, or the name itself when it is not a mangled C++ name.
 std::string demangle(const std::string& mangled);
 

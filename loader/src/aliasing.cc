@@ -1,0 +1,36 @@
+#include "kernelgate/loader.h"
+#include "kernelgate/protocol.h"
+
+#include <ATen/ATen.h>
+
+namespace kg::loader {
+namespace {
+
+const c10::StorageImpl* storage_of(const at::Tensor& t) {
+  return t.defined() && t.has_storage() ? t.storage().unsafeGetStorageImpl() : nullptr;
+}
+
+}  // namespace
+
+std::vector<int32_t> return_aliases(const std::vector<c10::IValue>& returns, const std::vector<c10::IValue>& args) {
+  std::vector<int32_t> out;
+  out.reserve(returns.size());
+  for (const auto& ret : returns) {
+    const c10::StorageImpl* s = ret.isTensor() ? storage_of(ret.toTensor()) : nullptr;
+    if (!s) {
+      out.push_back(protocol::kAliasNotTensor);
+      continue;
+    }
+    int32_t alias = protocol::kAliasNone;
+    for (size_t a = 0; a < args.size() && alias == protocol::kAliasNone; ++a) {
+      if (args[a].isTensor() && storage_of(args[a].toTensor()) == s) alias = static_cast<int32_t>(a);
+      if (args[a].isTensorList())
+        for (const at::Tensor& t : args[a].toTensorList())
+          if (storage_of(t) == s) alias = static_cast<int32_t>(a);
+    }
+    out.push_back(alias);
+  }
+  return out;
+}
+
+}  // namespace kg::loader
