@@ -260,6 +260,8 @@ class OpEvaluation {
          "the call's outputs (or arguments) changed after it had returned: work left running in the background"},
         {protocol::kEvidenceObserverOff, "fallback_to_torch", "the runner's dispatcher observer was removed or disabled during the call"},
         {protocol::kEvidencePoisonOff, "unwritten_output", "the runner's allocation poisoning was switched off during the call"},
+        {protocol::kEvidenceUnwrittenBool, "unwritten_output",
+         "a bool output held bytes other than 0 and 1 (the runner's allocation poison): never written"},
     };
     for (const Meaning& m : meanings)
       if (out.evidence & m.bit) violation(m.rule, sample + ": " + m.what);
@@ -441,21 +443,23 @@ class OpEvaluation {
     f.mismatch = m;
     r_.failures.push_back(f);
     bool explained = false;
-    const double poisoned = poison_fraction(out.returns, j.ref_returns);
-    if (poisoned >= 0.5) {
-      violation("unwritten_output", f.sample + ": " + std::to_string(static_cast<int>(poisoned * 100)) +
-                                        "% of the wrong elements still hold the runner's allocation poison (0x7fedbeef): never written");
-      explained = true;
-    }
     if (m.category == "input_mutated") {
       violation("input_mutated", f.sample + ": " + m.detail);
       explained = true;
     }
-    if (poisoned < 0.5)  // a constant output of poison is an unwritten one, not a trivial one
-      if (auto t = trivial_output_evidence(j.inputs, j.ref_returns, out.returns)) {
-        violation("trivial_output", f.sample + ": " + *t);
-        explained = true;
-      }
+    // Poison left in the outputs explains the rest: a constant output of poison (or of bool
+    // poison set to 1 by the runner) is an unwritten one, not a trivial or a replayed one.
+    const double poisoned = poison_fraction(out.returns, j.ref_returns);
+    if (poisoned >= 0.5) {
+      violation("unwritten_output", f.sample + ": " + std::to_string(static_cast<int>(poisoned * 100)) +
+                                        "% of the wrong elements still hold the runner's allocation poison (0x7fedbeef): never written");
+      return true;
+    }
+    if (out.evidence & protocol::kEvidenceUnwrittenBool) return true;  // named by runner_evidence
+    if (auto t = trivial_output_evidence(j.inputs, j.ref_returns, out.returns)) {
+      violation("trivial_output", f.sample + ": " + *t);
+      explained = true;
+    }
     // Outputs left over from an earlier call: whole (replayed) or in part (never written).
     for (size_t h = 0; h + 1 < history_.size(); ++h) {
       const auto& [key, what, earlier] = history_[h];

@@ -21,6 +21,10 @@ namespace kg::runner {
 void poison_arm(uint32_t call_no);
 // Disarms; false when c10's fill flag was switched off while armed (by the submission).
 bool poison_disarm();
+// Bool tensors among `values` whose storage holds poison bytes (the call never wrote them) get
+// those bytes set to 1, so the outputs stay valid on the wire; returns kEvidenceUnwrittenBool
+// when there were any.
+uint32_t settle_bool_poison(const std::vector<c10::IValue>& values);
 
 // Dispatcher observer (fallback_to_torch): a global RecordFunction callback, installed before
 // any artifact is loaded, noting the operators dispatched while a call runs: on the calling
@@ -50,6 +54,9 @@ class CallWatch {
   bool poison_, armed_ = true;
   bool check_called_;
 };
+
+// Every defined CPU tensor in `values` (alone, in lists and tuples).
+std::vector<at::Tensor> cpu_tensors(const std::vector<c10::IValue>& values);
 
 // Work that escapes the call (async_escape): the CPU tensors of `values` (returns and arguments)
 // as they are right after the call returned.

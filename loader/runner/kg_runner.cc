@@ -312,6 +312,7 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
     if (out.size() != g_op->n_returns()) throw std::runtime_error("op returned " + std::to_string(out.size()) + " values");
     runner::report_aliasing(out, args, *r);
     out.insert(out.end(), args.begin(), args.end());
+    r->evidence |= runner::settle_bool_poison(out);
     try {
       // encode() copies device tensors back to the CPU.
       r->output_bytes = kg::wire::encode(out, base + m.output_offset, m.output_capacity);

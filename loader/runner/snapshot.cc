@@ -10,25 +10,30 @@
 namespace kg::runner {
 namespace {
 
-void cpu_tensors(const c10::IValue& v, std::vector<at::Tensor>& out) {
+void collect_cpu_tensors(const c10::IValue& v, std::vector<at::Tensor>& out) {
   if (v.isTensor()) {
     if (v.toTensor().defined() && v.toTensor().device().is_cpu()) out.push_back(v.toTensor());
   } else if (v.isTensorList()) {
     for (const at::Tensor& t : v.toTensorList())
       if (t.defined() && t.device().is_cpu()) out.push_back(t);
   } else if (v.isTuple()) {
-    for (const auto& e : v.toTupleRef().elements()) cpu_tensors(e, out);
+    for (const auto& e : v.toTupleRef().elements()) collect_cpu_tensors(e, out);
   } else if (v.isList()) {
     auto l = v.toList();
-    for (size_t i = 0; i < l.size(); ++i) cpu_tensors(l.get(i), out);
+    for (size_t i = 0; i < l.size(); ++i) collect_cpu_tensors(l.get(i), out);
   }
 }
 
 }  // namespace
 
+std::vector<at::Tensor> cpu_tensors(const std::vector<c10::IValue>& values) {
+  std::vector<at::Tensor> out;
+  for (const auto& v : values) collect_cpu_tensors(v, out);
+  return out;
+}
+
 Snapshot::Snapshot(const std::vector<c10::IValue>& values) {
-  std::vector<at::Tensor> ts;
-  for (const auto& v : values) cpu_tensors(v, ts);
+  const std::vector<at::Tensor> ts = cpu_tensors(values);
   std::set<const void*> seen;  // one copy per storage: views share it
   for (const at::Tensor& t : ts) {
     if (!t.has_storage()) continue;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
 namespace fs = std::filesystem;
@@ -67,6 +68,20 @@ void write(const fs::path& p, const std::string& text) {
 std::string source_of(const std::string& example, const std::string& folder) {
   std::ifstream f(fs::path(KG_SOURCE_DIR) / "examples" / example / folder / (folder + "_implementation.cpp"));
   return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// Writes a one-op submission (`folder`/`folder`_implementation.cpp), evaluates it with `args`,
+// expects exit status 1, and returns the result of `op` (null when absent).
+json eval_rejected(const std::string& name, const std::string& folder, const std::string& op, const std::string& source,
+                   const std::string& args) {
+  fs::path sub = temp_dir(name);
+  write(sub / folder / (folder + "_implementation.cpp"), source);
+  fs::path out = temp_dir(name + "-out");
+  CommandResult r = run("eval " + sub.string() + " " + args + " --no-timing --out " + out.string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  json res = load_results(out);
+  const json* found = find_op(res, op);
+  return found ? *found : json();
 }
 
 }  // namespace
@@ -239,26 +254,43 @@ TEST(E2E, SelfCheckPassesTheSmokeSuite) {
 // An in-place add_ that computes the right values in `self` but returns a fresh copy: values
 // alone cannot tell; the schema's Tensor(a!) says the return is `self` itself.
 TEST(E2E, InPlaceOpReturningAFreshTensorFailsAliasing) {
-  fs::path sub = temp_dir("alias");
-  write(sub / "add___Tensor" / "add___Tensor_implementation.cpp",
-        "#include <ATen/ATen.h>\n"
-        "at::Tensor& add___Tensor_kernel_impl(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {\n"
-        "  TORCH_CHECK(self.scalar_type() == at::kFloat && other.scalar_type() == at::kFloat, \"float only\");\n"
-        "  at::Tensor b = other.expand(self.sizes()).contiguous();\n"
-        "  at::Tensor a = self.contiguous();\n"
-        "  const float k = alpha.to<float>();\n"
-        "  for (int64_t i = 0; i < a.numel(); ++i) a.data_ptr<float>()[i] += k * b.data_ptr<float>()[i];\n"
-        "  self.copy_(a);\n"
-        "  static at::Tensor fresh;\n"
-        "  fresh = a.clone();\n"
-        "  return fresh;\n}\n");
-  fs::path out = temp_dir("alias-out");
-  CommandResult r = run("eval " + sub.string() + " --seed 5 --no-timing --out " + out.string());
-  ASSERT_EQ(r.status, 1) << r.output;
-  json res = load_results(out);
-  const json* add = find_op(res, "add_.Tensor");
-  ASSERT_NE(add, nullptr) << res.dump(2);
-  ASSERT_TRUE(has_category(*add, "aliasing")) << add->dump(2);
-  for (const auto& f : (*add)["failures"])
-    if (f["category"] == "aliasing") EXPECT_NE(f.dump().find("argument 0 (self) itself"), std::string::npos) << f.dump(2);
+  const json add = eval_rejected("alias", "add___Tensor", "add_.Tensor",
+                                 "#include <ATen/ATen.h>\n"
+                                 "at::Tensor& add___Tensor_kernel_impl(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {\n"
+                                 "  TORCH_CHECK(self.scalar_type() == at::kFloat && other.scalar_type() == at::kFloat, \"float only\");\n"
+                                 "  at::Tensor b = other.expand(self.sizes()).contiguous();\n"
+                                 "  at::Tensor a = self.contiguous();\n"
+                                 "  const float k = alpha.to<float>();\n"
+                                 "  for (int64_t i = 0; i < a.numel(); ++i) a.data_ptr<float>()[i] += k * b.data_ptr<float>()[i];\n"
+                                 "  self.copy_(a);\n"
+                                 "  static at::Tensor fresh;\n"
+                                 "  fresh = a.clone();\n"
+                                 "  return fresh;\n}\n",
+                                 "--seed 5");
+  ASSERT_FALSE(add.is_null());
+  ASSERT_TRUE(has_category(add, "aliasing")) << add.dump(2);
+  for (const auto& f : add["failures"]) {
+    if (f["category"] == "aliasing") {
+      EXPECT_NE(f.dump().find("argument 0 (self) itself"), std::string::npos) << f.dump(2);
+    }
+  }
+}
+
+// A bool output left partly unwritten holds the runner's poison bytes, which are not valid bools:
+// the runner settles them to 1 and says so, so it is unwritten_output, not a protocol violation.
+TEST(E2E, UnwrittenBoolOutputIsUnwrittenOutput) {
+  const json gt = eval_rejected("bool", "gt__Scalar", "gt.Scalar",
+                                "#include <ATen/ATen.h>\n"
+                                "at::Tensor gt__Scalar_kernel_impl(const at::Tensor& self, const at::Scalar& other) {\n"
+                                "  at::Tensor x = self.contiguous().to(at::kDouble);\n"
+                                "  at::Tensor out = at::empty(self.sizes(), self.options().dtype(at::kBool));\n"
+                                "  for (int64_t i = 0; i < x.numel(); ++i)\n"
+                                "    if (x.data_ptr<double>()[i] > other.toDouble()) out.data_ptr<bool>()[i] = true;  // false never written\n"
+                                "  return out;\n}\n",
+                                "--suite edge --seed 1");
+  ASSERT_FALSE(gt.is_null());
+  std::set<std::string> rules;
+  for (const auto& v : gt["violations"]) rules.insert(v["rule"].get<std::string>());
+  EXPECT_EQ(rules, std::set<std::string>{"unwritten_output"}) << gt.dump(2);
+  EXPECT_FALSE(has_category(gt, "crash")) << gt.dump(2);
 }

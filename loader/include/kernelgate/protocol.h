@@ -16,7 +16,7 @@ namespace kg::protocol {
 constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 // 2: LoadMsg kind/device, CallMsg device/flush/output specs, CallResultMsg timer, idle waits
 //    and evidence bits.
-// 3: CallResultMsg dispatched operators and per-return aliasing; evidence bits 4-7.
+// 3: CallResultMsg dispatched operators and per-return aliasing; evidence bits 4-8.
 constexpr uint32_t kVersion = 3;
 constexpr int kRunnerFd = 3;
 
@@ -50,6 +50,7 @@ enum Evidence : uint32_t {
   kEvidenceObserverOff = 1u << 5,          // the dispatcher observer missed the called op or a canary op (removed or disabled)
   kEvidenceDispatchedOverflow = 1u << 6,   // more distinct operators were dispatched than `dispatched` holds
   kEvidencePoisonOff = 1u << 7,            // allocation poisoning was switched off during a call
+  kEvidenceUnwrittenBool = 1u << 8,        // a bool output held bytes other than 0/1 (poison never overwritten); set to 1 before encoding
 };
 
 constexpr uint32_t kMaxDispatched = 16;       // distinct operators reported per Call
