@@ -224,6 +224,7 @@ class OpEvaluation {
   // also has (header inlines, glue, runtime) is not the submission's doing.
   void inspect(const std::string& artifact, const loader::BuildOptions& bo) {
     if (folder_.kind == loader::Kind::Nvrtc) return;  // a cubin: no host code to inspect
+    r_.inspected = true;
     try {
       policy::ArtifactInfo info = policy::read_artifact(artifact);
       std::vector<policy::Finding> findings = policy::inspect_artifact(info, pol_, folder_.op);
@@ -290,6 +291,7 @@ class OpEvaluation {
       r_.failures.push_back(f);
       return;
     }
+    r_.ran = true;
     std::vector<Judged> passed;
     for (size_t i = 0; i < all.size(); ++i) {
       auto j = judge_sample(all[i], i);
@@ -456,6 +458,7 @@ class OpEvaluation {
                         "on fresh inputs in trial round " + std::to_string(round) + ": "))
           return;
       }
+      r_.trial_rounds = round;
     }
     if (pol_.correctness_trials > 1 && !passed.empty()) {
       // Two identical repeats of a call it got right. Wrong the same way twice: the answer
@@ -481,6 +484,7 @@ class OpEvaluation {
         }
         outs.push_back(out.returns);
       }
+      r_.repeated = true;
       if (wrong && !explained) {
         bool same = same_bytes_fraction(outs[0], outs[1]) == 1.0;
         violation(same ? "stateful_output" : "nondeterministic_output",
@@ -524,7 +528,8 @@ class OpEvaluation {
     const double wall_per_call = probe.supervisor_wall_s / (probe_reps + 1);
     if (median > 0) reps = static_cast<int>(std::min(1e7, std::ceil(pol_.timing_min_seconds / median)));
     if (wall_per_call > 0) reps = std::min(reps, static_cast<int>(std::min(1e7, 20 * pol_.timing_min_seconds / wall_per_call)));
-    return std::clamp(reps, pol_.timing_min_reps, pol_.timing_max_reps);
+    // One exchange carries at most kMaxTimedReps times (the audit profile's max_reps is higher).
+    return std::min(std::clamp(reps, pol_.timing_min_reps, pol_.timing_max_reps), protocol::kMaxTimedReps);
   }
 
   // Times the largest passing samples: candidate and eager through the same runner loop.
