@@ -1,6 +1,6 @@
 // `kernelgate eval` and `kernelgate repro`: evaluate a submission, or re-run one sample of it.
-#include "kernelgate/harness.h"
-#include "kernelgate/policy.h"
+// The option parser and the evaluation are shared with `kernelgate audit` (eval_cli.h).
+#include "eval_cli.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -38,14 +38,8 @@ const char* kReproUsage =
     "--time also times it against eager (as eval does for passing samples).\n"
     "Exit status as for eval.\n";
 
-struct Cli {
-  kg::harness::EvalOptions opt;
-  std::string policy_name = kg::policy::kDefaultProfile;
-  std::string feedback_file;
-  std::string op, sample, values = "normal";
-  long index = 0;
-  bool time = false;  // repro: also time the sample (candidate and eager)
-};
+using kg::cli::EvalCli;
+using kg::cli::EvalMode;
 
 int usage_error(const char* cmd, const char* usage, const std::string& msg) {
   std::fprintf(stderr, "kernelgate %s: %s\n\n%s", cmd, msg.c_str(), usage);
@@ -59,10 +53,26 @@ bool parse_uint(const char* v, unsigned long long* out) {
   return !errno && end && !*end && *v && *v != '-';
 }
 
-// Parses the options; returns -1 to go on, else the exit status.
-int parse(int argc, char** argv, bool repro, Cli* cli) {
-  const char* cmd = repro ? "repro" : "eval";
-  const char* usage = repro ? kReproUsage : kEvalUsage;
+const char* command_name(EvalMode mode) {
+  switch (mode) {
+    case EvalMode::Repro: return "repro";
+    case EvalMode::Audit: return "audit";
+    default: return "eval";
+  }
+}
+
+bool audit_decides(const std::string& option) {
+  return option == "--policy" || option == "--self-check" || option == "--no-timing" || option == "--feedback" ||
+         option == "--tolerance-sweep";
+}
+
+}  // namespace
+
+namespace kg::cli {
+
+int parse_eval_cli(int argc, char** argv, EvalMode mode, const char* usage, EvalCli* cli) {
+  const bool repro = mode == EvalMode::Repro;
+  const char* cmd = command_name(mode);
   auto& opt = cli->opt;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -72,6 +82,8 @@ int parse(int argc, char** argv, bool repro, Cli* cli) {
     if (a == "--help" || a == "-h") {
       std::fputs(usage, stdout);
       return 0;
+    } else if (mode == EvalMode::Audit && audit_decides(a)) {
+      return usage_error(cmd, usage, a + " is not an audit option: the audit profile decides");
     } else if (takes_value) {
       const char* v = value();
       if (!v) return usage_error(cmd, usage, a + " needs a value");
@@ -157,13 +169,18 @@ int parse(int argc, char** argv, bool repro, Cli* cli) {
   return -1;
 }
 
-int run(Cli& cli) {
-  const char* cmd = cli.opt.repro ? "repro" : "eval";
-  kg::policy::Policy policy;
-  kg::harness::Report report;
+bool write_text_file(const std::string& path, const std::string& text, const char* cmd) {
+  std::ofstream out(path);
+  out << text;
+  if (out) return true;
+  std::fprintf(stderr, "kernelgate %s: cannot write %s\n", cmd, path.c_str());
+  return false;
+}
+
+int evaluate_to_results(const EvalCli& cli, const char* cmd, kg::policy::Policy* policy, kg::harness::Report* report) {
   try {
-    policy = kg::policy::load(cli.policy_name);
-    report = kg::harness::evaluate(cli.opt, policy);
+    *policy = kg::policy::load(cli.policy_name);
+    *report = kg::harness::evaluate(cli.opt, *policy);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kernelgate %s: %s\n", cmd, e.what());
     return 2;
@@ -171,36 +188,36 @@ int run(Cli& cli) {
   std::error_code ec;
   std::filesystem::create_directories(cli.opt.out_dir, ec);
   const std::string path = (std::filesystem::path(cli.opt.out_dir) / "results.json").string();
-  std::ofstream out(path);
-  out << kg::harness::report_json(report);
-  if (!out) {
-    std::fprintf(stderr, "kernelgate %s: cannot write %s\n", cmd, path.c_str());
-    return 2;
-  }
-  if (!cli.feedback_file.empty()) {
-    std::ofstream fb(cli.feedback_file);
-    fb << kg::harness::report_feedback(report);
-    if (!fb) {
-      std::fprintf(stderr, "kernelgate %s: cannot write %s\n", cmd, cli.feedback_file.c_str());
-      return 2;
-    }
-  }
+  if (!write_text_file(path, kg::harness::report_json(*report), cmd)) return 2;
+  if (!cli.feedback_file.empty() && !write_text_file(cli.feedback_file, kg::harness::report_feedback(*report), cmd)) return 2;
+  return -1;
+}
+
+}  // namespace kg::cli
+
+namespace {
+
+int run(const EvalCli& cli) {
+  const char* cmd = cli.opt.repro ? "repro" : "eval";
+  kg::policy::Policy policy;
+  kg::harness::Report report;
+  if (int rc = kg::cli::evaluate_to_results(cli, cmd, &policy, &report); rc >= 0) return rc;
   std::cout << kg::harness::report_table(report);
-  std::cout << "\nresults: " << path << "\n";
+  std::cout << "\nresults: " << (std::filesystem::path(cli.opt.out_dir) / "results.json").string() << "\n";
   return kg::harness::report_exit_code(report);
 }
 
 }  // namespace
 
 int kg_cmd_eval(int argc, char** argv) {
-  Cli cli;
-  int rc = parse(argc, argv, false, &cli);
+  EvalCli cli;
+  int rc = kg::cli::parse_eval_cli(argc, argv, EvalMode::Eval, kEvalUsage, &cli);
   return rc >= 0 ? rc : run(cli);
 }
 
 int kg_cmd_repro(int argc, char** argv) {
-  Cli cli;
+  EvalCli cli;
   cli.opt.out_dir = "kernelgate-repro";
-  int rc = parse(argc, argv, true, &cli);
+  int rc = kg::cli::parse_eval_cli(argc, argv, EvalMode::Repro, kReproUsage, &cli);
   return rc >= 0 ? rc : run(cli);
 }

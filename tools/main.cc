@@ -10,6 +10,7 @@
 #include <string>
 
 int kg_cmd_eval(int argc, char** argv);
+int kg_cmd_audit(int argc, char** argv);
 int kg_cmd_repro(int argc, char** argv);
 int kg_cmd_sandbox(int argc, char** argv);
 int kg_cmd_policy(int argc, char** argv);
@@ -23,6 +24,7 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  eval DIR      evaluate a submission: build, run on chosen inputs, compare with PyTorch, time\n"
+    "  audit DIR     evaluate under the audit profile and write a forwardable report (audit.md, audit.json)\n"
     "  init DIR      write op folders with stubs carrying the expected signatures (--ops LIST)\n"
     "  ops           list the overloads each suite covers, with sample counts\n"
     "  repro DIR     re-run one sample of a submission (the line results.json gives)\n"
@@ -78,6 +80,7 @@ int main(int argc, char** argv) {
   }
   std::string cmd = argv[1];
   if (cmd == "eval") return kg_cmd_eval(argc - 1, argv + 1);
+  if (cmd == "audit") return kg_cmd_audit(argc - 1, argv + 1);
   if (cmd == "repro") return kg_cmd_repro(argc - 1, argv + 1);
   if (cmd == "sandbox") return kg_cmd_sandbox(argc - 1, argv + 1);
   if (cmd == "policy") return kg_cmd_policy(argc - 1, argv + 1);

@@ -1,8 +1,12 @@
 #include "cheats.h"
 
+#include "kernelgate/loader.h"
+
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cstring>
+#include <numeric>
 
 namespace kg::harness {
 namespace {
@@ -115,6 +119,125 @@ double poison_fraction(const std::vector<c10::IValue>& cand, const std::vector<c
     }
     return junk;
   });
+}
+
+namespace {
+
+// Shuffles the floating-point values of `t` (in place) outside the first and last `keep`
+// positions in index order and in memory order. True when a value changed.
+bool shuffle_interior(at::Tensor& t, std::mt19937_64& rng, int64_t keep) {
+  if (!t.defined() || !(t.is_floating_point() || t.is_complex()) || !t.is_non_overlapping_and_dense()) return false;
+  const int64_t n = t.numel();
+  if (n <= 2 * keep + 1) return false;
+  // Each element's position in memory, in index order: a permutation of [0, n) for a dense tensor.
+  at::Tensor mem = at::zeros(t.sizes(), at::kLong);
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    std::vector<int64_t> shape(static_cast<size_t>(t.dim()), 1);
+    shape[static_cast<size_t>(d)] = t.size(d);
+    mem += at::arange(t.size(d), at::kLong).view(shape) * t.stride(d);
+  }
+  mem = mem.reshape({-1});
+  mem -= mem.min();
+  at::Tensor idx = at::arange(n, at::kLong);
+  at::Tensor pinned = (idx < keep) | (idx >= n - keep) | (mem < keep) | (mem >= n - keep);
+  at::Tensor free = at::nonzero(~pinned).reshape({-1}).contiguous();
+  std::vector<int64_t> order(static_cast<size_t>(free.numel()));
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  at::Tensor from = free.index_select(0, at::tensor(order, at::kLong));
+  at::Tensor flat = t.reshape({-1}).clone();
+  at::Tensor shuffled = flat.clone();
+  shuffled.index_put_({free}, flat.index_select(0, from));
+  if (equal_elements(shuffled, flat).all().item<bool>()) return false;
+  t.copy_(shuffled.view(t.sizes()));
+  return true;
+}
+
+bool needs_order(const Sample& sample) {
+  const std::vector<ArgRule> rules = sample.rules.empty() ? builtin_rules(sample.op) : sample.rules;
+  return std::any_of(rules.begin(), rules.end(),
+                     [](const ArgRule& r) { return r.rule == ValueRule::Sorted || r.rule == ValueRule::Offsets; });
+}
+
+// Strides for `sizes` in the memory order of (`old_sizes`, `old_strides`); false when those are
+// not a dense layout (expanded, gapped or overlapping).
+bool dense_strides_like(const std::vector<int64_t>& old_sizes, const std::vector<int64_t>& old_strides,
+                        const std::vector<int64_t>& sizes, std::vector<int64_t>* strides) {
+  if (old_strides.size() != old_sizes.size()) return false;
+  std::vector<size_t> order(old_sizes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return old_strides[a] < old_strides[b]; });
+  strides->assign(sizes.size(), 0);
+  int64_t expected = 1, next = 1;
+  for (size_t d : order) {
+    if (old_sizes[d] != 1 && old_strides[d] != expected) return false;
+    if (old_sizes[d] != 1) expected *= old_sizes[d];
+    (*strides)[d] = next;
+    next *= sizes[d];
+  }
+  return true;
+}
+
+bool enlarge(trace::Value& v, int64_t factor) {
+  if (v.kind == trace::Value::Kind::Tensor) {
+    trace::TensorSpec& t = v.tensor;
+    const std::vector<int64_t> old_shape = t.shape, old_strides = t.strides;
+    for (int64_t& s : t.shape)
+      if (s > 1) s *= factor;
+    return !t.has_strides || dense_strides_like(old_shape, old_strides, t.shape, &t.strides);
+  }
+  for (trace::Value& item : v.items)
+    if (!enlarge(item, factor)) return false;
+  return true;
+}
+
+int64_t value_numel(const trace::Value& v) {
+  if (v.kind == trace::Value::Kind::Tensor) {
+    int64_t n = 1;
+    for (int64_t s : v.tensor.shape) n *= s;
+    return n;
+  }
+  int64_t n = 0;
+  for (const trace::Value& item : v.items) n += value_numel(item);
+  return n;
+}
+
+}  // namespace
+
+std::optional<std::vector<c10::IValue>> fingerprint_twin(const Sample& sample, const std::vector<c10::IValue>& inputs,
+                                                         std::mt19937_64& rng, int64_t keep) {
+  if (needs_order(sample)) return std::nullopt;
+  std::vector<c10::IValue> twin = loader::clone_values(inputs);
+  bool changed = false;
+  for (const auto& v : twin) {
+    if (v.isTensor()) {
+      at::Tensor t = v.toTensor();
+      changed |= shuffle_interior(t, rng, keep);
+    } else if (v.isTensorList()) {
+      for (at::Tensor t : v.toTensorList()) changed |= shuffle_interior(t, rng, keep);
+    }
+  }
+  if (!changed) return std::nullopt;
+  return twin;
+}
+
+std::optional<Sample> enlarged_sample(const Sample& sample, int64_t factor) {
+  for (int64_t off : sample.storage_offsets)
+    if (off != 0) return std::nullopt;
+  Sample big = sample;
+  for (trace::Value& v : big.call.args)
+    if (!enlarge(v, factor)) return std::nullopt;
+  for (auto& [name, v] : big.call.kwargs)
+    if (!enlarge(v, factor)) return std::nullopt;
+  big.label = sample.label + ", sizes x" + std::to_string(factor);
+  return big;
+}
+
+int64_t spec_numel(const Sample& sample) {
+  int64_t n = 0;
+  for (const trace::Value& v : sample.call.args) n += value_numel(v);
+  for (const auto& [name, v] : sample.call.kwargs) n += value_numel(v);
+  return n;
 }
 
 }  // namespace kg::harness

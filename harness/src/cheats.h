@@ -2,9 +2,12 @@
 // functions over what the supervisor saw, so each can be tested on tensors alone.
 #pragma once
 
+#include "kernelgate/harness.h"
+
 #include <ATen/core/ivalue.h>
 
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -28,5 +31,21 @@ double stale_fraction(const std::vector<c10::IValue>& cand, const std::vector<c1
 // allocation poison (c10's junk fill, 0x7fedbeef words, at any byte phase): memory the call
 // allocated and never wrote. -1 when the shapes do not line up or nothing differs.
 double poison_fraction(const std::vector<c10::IValue>& cand, const std::vector<c10::IValue>& ref);
+
+// B7: a copy of `inputs` that a replay cache keyed on a content fingerprint cannot tell from
+// them: same shapes, strides, dtypes and multiset of values, the same first and last `keep`
+// elements of every tensor (in index order and in memory order), the other floating-point values
+// shuffled. Nothing when no tensor could be changed (too small, integer, overlapping) or when a
+// value rule needs an order the shuffle would break (sorted boundaries, offsets).
+std::optional<std::vector<c10::IValue>> fingerprint_twin(const Sample& sample, const std::vector<c10::IValue>& inputs,
+                                                         std::mt19937_64& rng, int64_t keep = 16);
+
+// B14: `sample` with every tensor dimension larger than 1 multiplied by `factor` (so equal sizes
+// stay equal and broadcast dimensions stay 1), strided tensors keeping their memory order.
+// Nothing when the sample cannot be scaled that way (storage offsets, expanded or gapped strides).
+std::optional<Sample> enlarged_sample(const Sample& sample, int64_t factor);
+
+// Input elements a sample's spec describes (tensors, tensor lists and tuples).
+int64_t spec_numel(const Sample& sample);
 
 }  // namespace kg::harness

@@ -119,6 +119,12 @@ struct Judged {
   double call_s = 0;
 };
 
+// A wrong call, kept to be looked at again: its sample, and where in the trials it happened.
+struct WrongCall : Judged {
+  Sample sample;
+  std::string context;
+};
+
 // State shared by all ops of one evaluation.
 struct Run {
   const EvalOptions& options;
@@ -226,6 +232,7 @@ class OpEvaluation {
   // also has (header inlines, glue, runtime) is not the submission's doing.
   void inspect(const std::string& artifact, const loader::BuildOptions& bo) {
     if (folder_.kind == loader::Kind::Nvrtc) return;  // a cubin: no host code to inspect
+    r_.inspected = true;
     try {
       policy::ArtifactInfo info = policy::read_artifact(artifact);
       std::vector<policy::Finding> findings = policy::inspect_artifact(info, pol_, folder_.op);
@@ -313,12 +320,13 @@ class OpEvaluation {
       r_.failures.push_back(f);
       return;
     }
+    r_.ran = true;
     std::vector<Judged> passed;
     for (size_t i = 0; i < all.size(); ++i) {
       auto j = judge_sample(all[i], i);
       if (j) passed.push_back(std::move(*j));
     }
-    if (r_.failures.empty() && !passed.empty() && !run_.options.repro) run_trials(all, passed);
+    if (!run_.options.repro) run_trials(all, passed);
     if (run_.options.timing && pol_.timing && r_.failures.empty() && !passed.empty()) time_samples(all, passed);
     if (runner_ && runner_->alive()) {
       sandbox::Record rec = runner_->finish();
@@ -441,6 +449,10 @@ class OpEvaluation {
                     const std::string& context) {
     Failure f = failure(s, i, j.inputs, m.category, context + m.detail);
     f.mismatch = m;
+    if (!first_wrong_) {
+      first_wrong_ = WrongCall{j, s, context};
+      first_wrong_->returns = out.returns;
+    }
     r_.failures.push_back(f);
     bool explained = false;
     if (m.category == "input_mutated") {
@@ -493,74 +505,166 @@ class OpEvaluation {
                                                std::to_string(static_cast<int>((1 - same) * 100 + 0.5)) + "% of the elements differ)");
   }
 
-  // Correctness trials beyond the suite's one call per sample: fresh inputs for the passing
-  // samples (catches replay keyed on pointer, shape or content, and state across calls) and an
-  // identical repeat of the first (catches answers that change with nothing else changing).
+  // Correctness trials beyond the suite's one call per sample (THREATS.md B7, B8, B9, B14), all on
+  // the op's runner: an identical repeat of a call it got right, then per trial round, for the
+  // first passing samples, fresh inputs of the same shape (where the allocator most likely hands
+  // out the addresses the previous call's inputs had) and a fingerprint twin of the judged inputs
+  // (same first and last values, shapes and value multiset, other values moved), then the largest
+  // passing sample scaled up. The first wrong call is looked at again on a fresh runner.
   void run_trials(const std::vector<Sample>& all, const std::vector<Judged>& passed) {
+    if (pol_.correctness_trials < 2) return;
+    if (!passed.empty()) repeat_right_call(all[passed.front().index], passed.front());
+    if (r_.failures.empty()) fresh_rounds(all, passed);
+    if (r_.failures.empty()) enlarged_trial(all, passed);
+    if (first_wrong_) diagnose_wrong(*first_wrong_);
+  }
+
+  // Two identical repeats of a call it got right. Wrong the same way twice: the answer depends on
+  // earlier calls (state). Two different answers: it depends on something that is not the input
+  // at all (uninitialised memory, a race).
+  void repeat_right_call(const Sample& s, const Judged& first) {
+    std::vector<std::vector<c10::IValue>> outs;
+    bool wrong = false, explained = false;
+    std::string detail;
+    for (int k = 0; k < 2; ++k) {
+      if (!runner_ || !runner_->alive()) return;
+      loader::CallOutcome out = runner_->call(first.inputs, schema_->returns().size(), pol_.run_call_time_s, call_options(first.ref_returns));
+      runner_evidence(out, trace::format_call(s.call));
+      if (out.kind != loader::CallOutcome::Kind::Ok) return;
+      remember(s, "s" + std::to_string(first.index), out.returns);
+      auto mism = judge_call(*schema_, first.inputs, first.ref_returns, first.ref_args, out.returns, out.args_after, pol_, folder_.op);
+      if (!mism.empty()) {
+        wrong = true;
+        detail = mism.front().detail;
+        explained |= record_wrong(s, first.index, first, out, mism.front(), "on an identical repeat of a call it got right: ");
+      }
+      outs.push_back(out.returns);
+    }
+    r_.repeated = true;
+    if (wrong && !explained) {
+      bool same = same_bytes_fraction(outs[0], outs[1]) == 1.0;
+      violation(same ? "stateful_output" : "nondeterministic_output",
+                trace::format_call(s.call) + ": right on its first call, " +
+                    (same ? "wrong the same way on two identical repeats: " : "two identical repeats gave two different answers: ") + detail);
+    }
+  }
+
+  void fresh_rounds(const std::vector<Sample>& all, const std::vector<Judged>& passed) {
     const size_t max_samples = 4;
     for (int round = 1; round < pol_.correctness_trials; ++round) {
+      const std::string r = std::to_string(round);
       for (size_t k = 0; k < passed.size() && k < max_samples; ++k) {
         const Sample& s = all[passed[k].index];
-        std::mt19937_64 rng = sample_rng(run_.seed, folder_.op, rng_index(passed[k].index) + 100000 * static_cast<size_t>(round));
+        const size_t seed_index = rng_index(passed[k].index) + 100000 * static_cast<size_t>(round);
+        std::mt19937_64 rng = sample_rng(run_.seed, folder_.op, seed_index);
         Judged j;
         j.index = passed[k].index;
         j.inputs = make_inputs(*schema_, s, rng);
         reference(j);
-        if (!call_trial(s, j, "s" + std::to_string(j.index) + "r" + std::to_string(round),
-                        "on fresh inputs in trial round " + std::to_string(round) + ": "))
+        const std::string key = "s" + std::to_string(j.index);
+        if (call_trial(s, j, key + "r" + r, "on fresh inputs in trial round " + r + ": ", true) == Trial::Gone) return;
+        std::mt19937_64 twin_rng = sample_rng(run_.seed, folder_.op, seed_index + 50000);
+        std::optional<Judged> twin = fingerprint_twin_of(s, passed[k], twin_rng);
+        if (twin && call_trial(s, *twin, key + "t" + r,
+                               "on a fingerprint twin of its judged inputs (same first and last values, shapes and value "
+                               "multiset; other values moved) in trial round " + r + ": ",
+                               true) == Trial::Gone)
           return;
       }
-    }
-    if (pol_.correctness_trials > 1 && !passed.empty()) {
-      // Two identical repeats of a call it got right. Wrong the same way twice: the answer
-      // depends on earlier calls (state). Two different answers: it depends on something that
-      // is not the input at all (uninitialised memory, a race).
-      const Judged& first = passed.front();
-      const Sample& s = all[first.index];
-      std::vector<std::vector<c10::IValue>> outs;
-      bool wrong = false, explained = false;
-      std::string detail;
-      for (int k = 0; k < 2; ++k) {
-        if (!runner_ || !runner_->alive()) return;
-        loader::CallOutcome out =
-            runner_->call(first.inputs, schema_->returns().size(), pol_.run_call_time_s, call_options(first.ref_returns));
-        runner_evidence(out, trace::format_call(s.call));
-        if (out.kind != loader::CallOutcome::Kind::Ok) return;
-        remember(s, "s" + std::to_string(first.index), out.returns);
-        auto mism = judge_call(*schema_, first.inputs, first.ref_returns, first.ref_args, out.returns, out.args_after, pol_, folder_.op);
-        if (!mism.empty()) {
-          wrong = true;
-          detail = mism.front().detail;
-          explained |= record_wrong(s, first.index, first, out, mism.front(), "on an identical repeat of a call it got right: ");
-        }
-        outs.push_back(out.returns);
-      }
-      if (wrong && !explained) {
-        bool same = same_bytes_fraction(outs[0], outs[1]) == 1.0;
-        violation(same ? "stateful_output" : "nondeterministic_output",
-                  trace::format_call(s.call) + ": right on its first call, " +
-                      (same ? "wrong the same way on two identical repeats: " : "two identical repeats gave two different answers: ") + detail);
-      }
+      r_.trial_rounds = round;
     }
   }
 
-  // One trial call; false when the runner is gone.
-  bool call_trial(const Sample& s, const Judged& j, const std::string& inputs_key, const std::string& context) {
-    if (!runner_ || !runner_->alive()) return false;
+  std::optional<Judged> fingerprint_twin_of(const Sample& s, const Judged& judged, std::mt19937_64& rng) const {
+    Judged j;
+    j.index = judged.index;
+    try {
+      std::optional<std::vector<c10::IValue>> inputs = fingerprint_twin(s, judged.inputs, rng);
+      if (!inputs) return std::nullopt;
+      j.inputs = std::move(*inputs);
+      reference(j);
+    } catch (const std::exception&) {
+      return std::nullopt;  // the reference rejects the moved values: no twin for this op
+    }
+    return j;
+  }
+
+  // Shape specialisation (B14): the suite's samples are small, so the largest passing one is run
+  // again with its sizes scaled up (x4, or x2 where x4 is too large). Wrong there and right on
+  // every sample is what finish() calls shape_specialisation.
+  void enlarged_trial(const std::vector<Sample>& all, const std::vector<Judged>& passed) {
+    if (passed.empty()) return;
+    const Judged& largest = *std::max_element(passed.begin(), passed.end(), [](const Judged& a, const Judged& b) {
+      return input_numel(a.inputs) < input_numel(b.inputs);
+    });
+    const Sample& s = all[largest.index];
+    const int64_t max_numel = int64_t{1} << 20;  // a few MB of inputs: one call, affordable for every kernel
+    for (int64_t factor : {4, 2}) {
+      std::optional<Sample> big = enlarged_sample(s, factor);
+      if (!big || spec_numel(*big) > max_numel || spec_numel(*big) <= spec_numel(s)) continue;
+      std::mt19937_64 rng = sample_rng(run_.seed, folder_.op, rng_index(largest.index) + 300000);
+      Judged j;
+      j.index = largest.index;
+      try {
+        j.inputs = make_inputs(*schema_, *big, rng);
+        reference(j);
+      } catch (const std::exception&) {
+        continue;  // sizes tied to other arguments (views, splits): not scalable this way
+      }
+      const std::string context = "on its largest sample with sizes x" + std::to_string(factor) + ": ";
+      if (call_trial(*big, j, "s" + std::to_string(j.index) + "x" + std::to_string(factor), context, false) != Trial::Right)
+        min_fail_numel_ = std::min(min_fail_numel_, input_numel(j.inputs));
+      return;
+    }
+  }
+
+  // A wrong call looked at again: once more on this runner, and as the first call of a fresh
+  // runner. A different answer here: the output depends on something that is not the input
+  // (B9). The same wrong answer here but the right one on a fresh runner: it depends on the calls
+  // this runner served before (B8).
+  void diagnose_wrong(const WrongCall& w) {
+    if (!runner_ || !runner_->alive()) return;
+    const std::string call = trace::format_call(w.sample.call);
+    loader::CallOutcome again = runner_->call(w.inputs, schema_->returns().size(), pol_.run_call_time_s, call_options(w.ref_returns));
+    runner_evidence(again, call);
+    if (again.kind != loader::CallOutcome::Kind::Ok) return;
+    const double same = same_bytes_fraction(again.returns, w.returns);
+    if (same >= 0 && same < 1) {
+      violation("nondeterministic_output", call + ": wrong, and an identical repeat on the same runner gave a different answer (" +
+                                               std::to_string(static_cast<int>((1 - same) * 100)) + "% of the elements changed)");
+      return;
+    }
+    std::unique_ptr<loader::RunnerClient> fresh;
+    if (!run_.start(&fresh, request_).empty()) return;
+    loader::CallOutcome first = fresh->call(w.inputs, schema_->returns().size(), pol_.run_call_time_s, call_options(w.ref_returns));
+    if (fresh->alive()) fresh->finish();
+    if (first.kind != loader::CallOutcome::Kind::Ok) return;
+    if (judge_call(*schema_, w.inputs, w.ref_returns, w.ref_args, first.returns, first.args_after, pol_, folder_.op).empty())
+      violation("stateful_output", call + ": wrong" + (w.context.empty() ? "" : " " + w.context.substr(0, w.context.rfind(':'))) +
+                                          ", the same wrong answer again on an identical repeat, yet right as the first call of a "
+                                          "freshly started runner on identical inputs");
+  }
+
+  enum class Trial { Gone, Right, Wrong };
+
+  // One trial call. A wrong answer no rule explains is stateful_output when `unexplained_is_state`
+  // (the sample passed before on the same runner).
+  Trial call_trial(const Sample& s, const Judged& j, const std::string& inputs_key, const std::string& context,
+                   bool unexplained_is_state) {
+    if (!runner_ || !runner_->alive()) return Trial::Gone;
     loader::CallOutcome out = runner_->call(j.inputs, schema_->returns().size(), pol_.run_call_time_s, call_options(j.ref_returns));
     runner_evidence(out, trace::format_call(s.call));
     if (out.kind != loader::CallOutcome::Kind::Ok) {
       r_.failures.push_back(failure(s, j.index, j.inputs, out.kind == loader::CallOutcome::Kind::OpError ? "runtime_error" : "crash",
                                     context + out.message));
-      return out.kind == loader::CallOutcome::Kind::OpError;
+      return out.kind == loader::CallOutcome::Kind::OpError ? Trial::Wrong : Trial::Gone;
     }
     remember(s, inputs_key, out.returns);
     auto mism = judge_call(*schema_, j.inputs, j.ref_returns, j.ref_args, out.returns, out.args_after, pol_, folder_.op);
-    if (!mism.empty()) {
-      if (!record_wrong(s, j.index, j, out, mism.front(), context))
-        violation("stateful_output", trace::format_call(s.call) + " passed on its first call and is wrong " + context + mism.front().detail);
-    }
-    return true;
+    if (mism.empty()) return Trial::Right;
+    if (!record_wrong(s, j.index, j, out, mism.front(), context) && unexplained_is_state)
+      violation("stateful_output", trace::format_call(s.call) + " passed on its first call and is wrong " + context + mism.front().detail);
+    return Trial::Wrong;
   }
 
   // The timed call count: enough calls for the policy's min_seconds of measured time, from a short
@@ -578,7 +682,8 @@ class OpEvaluation {
     const double wall_per_call = probe.supervisor_wall_s / (probe_reps + 1);
     if (median > 0) reps = static_cast<int>(std::min(1e7, std::ceil(pol_.timing_min_seconds / median)));
     if (wall_per_call > 0) reps = std::min(reps, static_cast<int>(std::min(1e7, 20 * pol_.timing_min_seconds / wall_per_call)));
-    return std::clamp(reps, pol_.timing_min_reps, pol_.timing_max_reps);
+    // One exchange carries at most kMaxTimedReps times (the audit profile's max_reps is higher).
+    return std::min(std::clamp(reps, pol_.timing_min_reps, pol_.timing_max_reps), protocol::kMaxTimedReps);
   }
 
   // Times the largest passing samples: candidate and eager through the same runner loop.
@@ -679,6 +784,7 @@ class OpEvaluation {
     std::vector<c10::IValue> returns;
   };
   std::vector<Remembered> history_;  // recent candidate outputs, the current call's last
+  std::optional<WrongCall> first_wrong_;  // diagnosed after the trials
   int64_t max_pass_numel_ = 0;        // largest passing sample (input elements)
   int64_t min_fail_numel_ = std::numeric_limits<int64_t>::max();  // smallest wrong one
   int repeats_left_ = 2;              // repeats of unexplained wrong calls (nondeterminism)

@@ -294,3 +294,70 @@ TEST(E2E, UnwrittenBoolOutputIsUnwrittenOutput) {
   EXPECT_EQ(rules, std::set<std::string>{"unwritten_output"}) << gt.dump(2);
   EXPECT_FALSE(has_category(gt, "crash")) << gt.dump(2);
 }
+
+namespace {
+
+std::string read_text(const fs::path& p) {
+  std::ifstream f(p);
+  EXPECT_TRUE(f.good()) << "no " << p;
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+const json* audit_rule(const json& audit, const std::string& rule) {
+  for (const auto& r : audit["rules"])
+    if (r["rule"] == rule) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(E2E, AuditNamesTheRuleWithItsEvidence) {
+  fs::path out = temp_dir("audit-exploit");
+  CommandResult r = run("audit " KG_SOURCE_DIR "/tests/exploits/fallback_at_relu --seed 3 --out " + out.string());
+  ASSERT_EQ(r.status, 1) << r.output;
+  json audit = json::parse(read_text(out / "audit.json"));
+  EXPECT_EQ(audit["policy"], "audit");
+  EXPECT_EQ(audit["seed"], 3);
+  EXPECT_EQ(audit["clean"], false);
+  for (const char* key : {"submission", "kernelgate_version", "torch_version", "date", "ops"}) EXPECT_TRUE(audit.contains(key)) << key;
+  ASSERT_EQ(audit["rules"].size(), 16u) << "every rule of THREATS.md section B";
+  const json* fallback = audit_rule(audit, "fallback_to_torch");
+  ASSERT_NE(fallback, nullptr);
+  EXPECT_EQ((*fallback)["action"], "reject");
+  EXPECT_FALSE((*fallback)["checked"].get<std::string>().empty());
+  const json& found = (*fallback)["ops"][0];
+  EXPECT_EQ(found["op"], "relu.default");
+  EXPECT_EQ(found["status"], "found") << fallback->dump(2);
+  ASSERT_FALSE(found["evidence"].empty());
+  EXPECT_NE(found["evidence"][0].get<std::string>().find("relu"), std::string::npos) << found.dump(2);
+  EXPECT_EQ((*audit_rule(audit, "timer_tampering"))["ops"][0]["status"], "nothing_found");
+
+  const std::string md = read_text(out / "audit.md");
+  EXPECT_NE(md.find("### fallback_to_torch"), std::string::npos) << md;
+  EXPECT_NE(md.find("- relu.default: **found**\n  - evidence: " + found["evidence"][0].get<std::string>()), std::string::npos) << md;
+  EXPECT_NE(md.find("nothing found"), std::string::npos) << md;
+  EXPECT_EQ(load_results(out)["ops"][0]["verdict"], "rejected");
+}
+
+TEST(E2E, AuditOfAnHonestOpFindsNothing) {
+  fs::path out = temp_dir("audit-correct");
+  CommandResult r = run("audit " KG_SOURCE_DIR "/examples/correct --ops relu.default --seed 3 --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  json audit = json::parse(read_text(out / "audit.json"));
+  EXPECT_EQ(audit["clean"], true);
+  for (const auto& rule : audit["rules"]) {
+    ASSERT_EQ(rule["ops"].size(), 1u);
+    const json& op = rule["ops"][0];
+    if (rule["rule"] == "no_device_work") {
+      EXPECT_EQ(op["status"], "not_checked") << "a rule without a check must never read as clean";
+    } else if (rule["rule"] == "async_escape" || rule["rule"] == "fallback_to_torch" || rule["rule"] == "stateful_output" ||
+               rule["rule"] == "impossible_speed") {
+      EXPECT_EQ(op["status"], "nothing_found") << rule.dump(2);
+    }
+    EXPECT_TRUE(op["evidence"].empty()) << rule.dump(2);
+    EXPECT_EQ(rule["checked"].get<std::string>().find("no description"), std::string::npos) << rule["rule"] << " is missing from the table";
+  }
+  const std::string md = read_text(out / "audit.md");
+  EXPECT_NE(md.find("- relu.default: nothing found\n"), std::string::npos) << md;
+  EXPECT_EQ(run("audit " KG_SOURCE_DIR "/examples/correct --policy competition").status, 2) << "the audit profile is not negotiable";
+}

@@ -135,6 +135,12 @@ struct Mismatch {
   double actual = 0;
 };
 
+// A contraction (mm, bmm, addmm, matmul, linear, einsum, convolution, ...): a sum of products.
+// Where its reference and candidate are both non-finite, which of NaN, +inf, -inf comes out is
+// implementation-defined and accepted (docs/verdicts.md). Takes any spelling of the overload
+// ("mm.default", "aten::addmm_.default", "aten::conv2d").
+bool is_contraction(const std::string& op);
+
 // Compares one tensor (or nested value) with its reference. Empty result: equal under `tol`.
 std::optional<Mismatch> compare_values(const c10::IValue& expected, const c10::IValue& actual,
                                        const policy::Policy& policy, const std::string& op, const std::string& where);
@@ -210,6 +216,11 @@ struct OpResult {
   double eval_s = 0;
   // Failure concentration: trait name -> failures with that trait.
   std::map<std::string, int> failure_traits;
+  // How far the evaluation got, so a report can tell "nothing found" from "never looked".
+  bool inspected = false;   // the static rules read the built artifact
+  bool ran = false;         // a runner loaded the kernel and was called
+  int trial_rounds = 0;     // fresh-input trial rounds completed (beyond each sample's first call)
+  bool repeated = false;    // the identical repeats of a passing call ran
 };
 
 struct EvalOptions {
@@ -270,5 +281,12 @@ std::string report_table(const Report& report);
 std::string report_feedback(const Report& report);
 // Exit status for `kernelgate eval`: 0 when every op passed, else 1.
 int report_exit_code(const Report& report);
+
+// ---- audit report (`kernelgate audit`) -------------------------------------------------------
+// Per rule of THREATS.md section B: what kernelgate checks for it, its action in `policy`, and
+// per op what was found (the evidence), "nothing found", or why the check was not reached.
+// `date` is written as given (the command passes the UTC time of the run).
+std::string audit_markdown(const Report& report, const policy::Policy& policy, const std::string& date);
+std::string audit_json(const Report& report, const policy::Policy& policy, const std::string& date);
 
 }  // namespace kg::harness

@@ -1,0 +1,55 @@
+// `kernelgate audit`: evaluate a submission under the `audit` profile and write a report an
+// organiser can forward (OUT/audit.md, OUT/audit.json) next to the usual results.json.
+#include "eval_cli.h"
+
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+namespace {
+
+const char* kAuditUsage =
+    "usage: kernelgate audit DIR [--suite NAME] [--ops LIST] [--device cpu|cuda|auto] [--out DIR] [--seed N] [--verbose]\n"
+    "\n"
+    "Evaluates the submission DIR as `eval` does, under the `audit` profile (every rule rejects,\n"
+    "5 trials, a long timing loop), and writes OUT/audit.md (to forward), OUT/audit.json and\n"
+    "OUT/results.json (OUT defaults to ./kernelgate-audit). Per rule of THREATS.md section B the\n"
+    "report says what kernelgate checked, the profile's action, and per op the evidence found,\n"
+    "\"nothing found\", or why the check was not reached.\n"
+    "  --suite NAME   sample suite (default smoke)\n"
+    "  --ops LIST     comma-separated overloads to audit (default: every op folder)\n"
+    "Exit status: 0 every op passed and no rule found anything, 1 something was found or failed,\n"
+    "2 bad usage or configuration.\n";
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+int kg_cmd_audit(int argc, char** argv) {
+  kg::cli::EvalCli cli;
+  cli.policy_name = "audit";
+  cli.opt.out_dir = "kernelgate-audit";
+  if (int rc = kg::cli::parse_eval_cli(argc, argv, kg::cli::EvalMode::Audit, kAuditUsage, &cli); rc >= 0) return rc;
+  const std::string date = utc_now();
+  kg::policy::Policy policy;
+  kg::harness::Report report;
+  if (int rc = kg::cli::evaluate_to_results(cli, "audit", &policy, &report); rc >= 0) return rc;
+  const std::filesystem::path out = cli.opt.out_dir;
+  const std::string md = (out / "audit.md").string();
+  if (!kg::cli::write_text_file(md, kg::harness::audit_markdown(report, policy, date), "audit") ||
+      !kg::cli::write_text_file((out / "audit.json").string(), kg::harness::audit_json(report, policy, date), "audit"))
+    return 2;
+  std::cout << kg::harness::report_table(report) << "\naudit report: " << md << "\n";
+  // Flagged evidence does not change a verdict, but an audit that found something is not clean.
+  int rc = kg::harness::report_exit_code(report);
+  for (const auto& r : report.ops) rc |= r.violations.empty() ? 0 : 1;
+  return rc;
+}

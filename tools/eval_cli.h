@@ -1,0 +1,34 @@
+// The evaluating commands' shared path (eval, repro, audit; defined in cmd_eval.cc): one option
+// parser, one evaluation that writes OUT/results.json, so every command judges the same way.
+#pragma once
+
+#include "kernelgate/harness.h"
+#include "kernelgate/policy.h"
+
+#include <string>
+
+namespace kg::cli {
+
+enum class EvalMode { Eval, Repro, Audit };
+
+struct EvalCli {
+  kg::harness::EvalOptions opt;
+  std::string policy_name = kg::policy::kDefaultProfile;
+  std::string feedback_file;
+  std::string op, sample, values = "normal";
+  long index = 0;
+  bool time = false;  // repro: also time the sample (candidate and eager)
+};
+
+// Parses the options of `mode` (audit takes no --policy, --self-check, --no-timing, --feedback,
+// --tolerance-sweep: the audit profile decides). Returns -1 to go on, else the exit status.
+int parse_eval_cli(int argc, char** argv, EvalMode mode, const char* usage, EvalCli* cli);
+
+// Loads the policy, evaluates and writes OUT/results.json (and the feedback file). Returns -1
+// on success, else the exit status (2: configuration error or an unwritable file, with a message).
+int evaluate_to_results(const EvalCli& cli, const char* cmd, kg::policy::Policy* policy, kg::harness::Report* report);
+
+// Writes `text` to `path`; false (with a message naming `cmd` and the path) when it cannot.
+bool write_text_file(const std::string& path, const std::string& text, const char* cmd);
+
+}  // namespace kg::cli
