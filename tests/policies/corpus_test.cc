@@ -83,14 +83,14 @@ struct Outcome {
 };
 
 // Runs `kernelgate eval DIR --seed 1 --out OUT`, OUT under the build tree.
-Outcome evaluate(const std::string& kind, const std::string& name, const std::string& dir) {
+Outcome evaluate(const std::string& kind, const std::string& name, const std::string& dir, const std::string& extra = "") {
   Outcome o;
   const std::string out = std::string(KG_CORPUS_OUT) + "/" + kind + "/" + name;
   std::error_code ec;
   fs::remove_all(out, ec);
   fs::create_directories(out, ec);
   const std::string log = out + "/kernelgate.log";
-  const std::string cmd = "'" KG_BINARY "' eval '" + dir + "' --seed 1 --out '" + out + "' > '" + log + "' 2>&1";
+  const std::string cmd = "'" KG_BINARY "' eval '" + dir + "' --seed 1 " + extra + " --out '" + out + "' > '" + log + "' 2>&1";
   const int status = std::system(cmd.c_str());
   o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   o.log = read_file(log);
@@ -157,7 +157,7 @@ TEST_P(CudaExploitCorpus, CaughtByItsRule) {
   const Expect e = read_expect(dir);
   if (!e.known_gap.empty()) GTEST_SKIP() << "known gap, not caught yet (" << e.rule << "): " << e.known_gap;
   if (e.detected_by != "static" && !have_gpu()) GTEST_SKIP() << "caught at run time on a GPU (tools/gpu-check); no GPU here";
-  const Outcome o = evaluate("exploits-cuda", GetParam(), dir);
+  const Outcome o = evaluate("exploits-cuda", GetParam(), dir, have_gpu() ? "--device cuda" : "");
   const std::string context = "cuda exploit " + GetParam() + " (expected rule " + e.rule + ", detected_by " + e.detected_by +
                               ": " + e.why + ")\n" + o.summary + "--- kernelgate output (tail) ---\n" + tail(o.log);
   EXPECT_EQ(o.exit_code, 1) << context;
@@ -167,7 +167,7 @@ TEST_P(CudaExploitCorpus, CaughtByItsRule) {
 TEST_P(CudaLegitCorpus, PassesWithNoViolation) {
   if (!have_gpu()) GTEST_SKIP() << "an honest cuda kernel is judged on a GPU (tools/gpu-check); no GPU here";
   const std::string dir = kLegitCuda + "/" + GetParam();
-  const Outcome o = evaluate("legit-cuda", GetParam(), dir);
+  const Outcome o = evaluate("legit-cuda", GetParam(), dir, "--device cuda");
   const std::string context = "legit cuda kernel " + GetParam() + "\n" + o.summary + "--- kernelgate output (tail) ---\n" + tail(o.log);
   EXPECT_EQ(o.exit_code, 0) << context;
   EXPECT_TRUE(o.violations.empty()) << context;
