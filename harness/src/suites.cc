@@ -52,6 +52,23 @@ bool resolves(const std::string& op) {
   return c10::Dispatcher::singleton().findSchema({"aten::" + name, overload}).has_value();
 }
 
+// An argument type the input builder cannot make (inputs.cc): the overload is left out with the
+// reason instead of failing every sample. Scalar[] (the _foreach_*.ScalarList overloads) is one.
+std::string unsupported_argument(const std::string& op) {
+  auto dot = op.rfind('.');
+  std::string name = dot == std::string::npos ? op : op.substr(0, dot);
+  std::string overload = dot == std::string::npos ? "" : op.substr(dot + 1);
+  if (overload == "default") overload = "";
+  auto handle = c10::Dispatcher::singleton().findSchema({"aten::" + name, overload});
+  if (!handle) return "";
+  for (const auto& a : handle->schema().arguments()) {
+    const c10::TypePtr& t = a.real_type();
+    if (t->kind() == c10::TypeKind::ListType && t->expectRef<c10::ListType>().getElementType()->kind() == c10::TypeKind::NumberType)
+      return "argument '" + a.name() + "' is a Scalar[], which the input builder does not make";
+  }
+  return "";
+}
+
 bool has_dtype(const trace::Value& v, const std::string& dt) {
   if (v.kind == trace::Value::Kind::Tensor) return v.tensor.dtype == dt;
   for (const auto& x : v.items)
@@ -128,6 +145,7 @@ Loaded load(const std::string& suite) {
     if (it == verdict.end()) {
       std::string why = excluded_reason(s.op);
       if (why.empty() && !resolves(s.op)) why = "not in the linked libtorch";
+      if (why.empty()) why = unsupported_argument(s.op);
       it = verdict.emplace(s.op, why).first;
       if (why.empty()) l.ops.push_back(s.op);
       else l.left_out.push_back({s.op, why});
