@@ -20,7 +20,7 @@ using trace::Value;
 
 // Calls past this many input elements are left out of the data suites: a CPU run must finish,
 // and the runner has a memory limit (8 GiB in the competition profile).
-constexpr int64_t kMaxInputElements = int64_t{1} << 28;
+constexpr int64_t kMaxInputElements = int64_t{1} << 26;
 
 void tensor_specs(const Value& v, std::vector<const trace::TensorSpec*>* out) {
   if (v.kind == Value::Kind::Tensor) out->push_back(&v.tensor);
@@ -130,7 +130,7 @@ std::vector<Sample> data_suite_samples(const std::string& suite, size_t per_op,
     for (const auto& [name, file] : foreign) left_out->push_back({name, "not an aten operator (" + file + ")"});
   for (const auto& [op, n] : too_large)
     if (ops[op].empty() && left_out)
-      left_out->push_back({op, "every call has more than 2^28 input elements (" + std::to_string(n) + " calls)"});
+      left_out->push_back({op, "every call has more than 2^26 input elements (" + std::to_string(n) + " calls)"});
 
   std::vector<Sample> out;
   for (auto& [op, calls] : ops) {
