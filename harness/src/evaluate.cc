@@ -347,6 +347,10 @@ class OpEvaluation {
     j.index = i;
     try {
       j.inputs = make_inputs(*schema_, s, rng);
+    } catch (const UnsatisfiableSample& e) {
+      r_.skipped.push_back({trace::format_call(s.call), std::string("no valid inputs: ") + e.what()});
+      r_.total--;
+      return std::nullopt;
     } catch (const std::exception& e) {
       r_.error = "sample " + std::to_string(i) + " (" + trace::format_call(s.call) + ") is unusable: " + e.what();
       return std::nullopt;

@@ -372,6 +372,9 @@ int64_t wrap_dim(int64_t d, int64_t ndim) {
 void apply_to_tensor(const ArgRule& r, at::Tensor t, int64_t bound, int64_t unique_dim, RuleDrawer& rd, bool last_is_end = false) {
   if (!t.defined() || t.numel() == 0) return;
   const bool integral = c10::isIntegralType(t.scalar_type(), /*includeBool=*/false);
+  if (integral && bound <= 0 && !r.size_of.empty() && (r.rule == ValueRule::Index || r.rule == ValueRule::UniqueIndex || r.rule == ValueRule::Pivot))
+    throw UnsatisfiableSample("argument '" + r.arg + "' holds " + std::to_string(t.numel()) +
+                              " indices into '" + r.size_of + "', which is empty along the indexed dimension");
   const bool floating = c10::isFloatingType(t.scalar_type());
   const int64_t n = t.numel();
   auto as = [&](at::Tensor v) { return v.to(t.scalar_type()); };

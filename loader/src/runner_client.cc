@@ -115,7 +115,12 @@ std::unique_ptr<RunnerClient> RunnerClient::start(const RunnerOptions& options) 
   sandbox::Spec spec;
   spec.profile = options.profile;
   spec.argv = {options.runner_path, "--fd", std::to_string(protocol::kRunnerFd)};
-  spec.env = {"PATH=/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "OMP_NUM_THREADS=1", "LANG=C"};
+  // No on-disk kernel caches: aten's jiterated CUDA ops (erfc, i0, gcd, ...) write their NVRTC
+  // output under $HOME/.cache/torch/kernels and the driver writes JIT-compiled PTX (jiterator,
+  // cuDNN's runtime-compiled engines) under $HOME/.nv/ComputeCache. The runner's filter forbids
+  // creating files, and a cache on disk would carry state from one run to the next.
+  spec.env = {"PATH=/usr/bin:/bin", "HOME=/tmp",  "TMPDIR=/tmp", "OMP_NUM_THREADS=1", "LANG=C",
+              "USE_PYTORCH_KERNEL_CACHE=0",       "CUDA_CACHE_DISABLE=1"};
   spec.binds.push_back({std::filesystem::path(options.runner_path).parent_path().string(), false});
   for (const auto& b : options.ro_binds) spec.binds.push_back({b, false});
   if (std::filesystem::exists(KG_TORCH_LIB_DIR)) spec.binds.push_back({KG_TORCH_LIB_DIR, false});

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,13 @@ std::vector<std::string> suite_ops(const std::string& suite);
 std::vector<std::pair<std::string, std::string>> suite_left_out(const std::string& suite);
 // One line describing a suite (for `kernelgate ops`); "" for an unknown suite.
 std::string suite_description(const std::string& suite);
+
+// A sample no valid arguments exist for (an index into a dimension of size 0). It is skipped with
+// this reason before any reference runs: on cuda:0 the reference would hit a device-side assert,
+// which ends every later CUDA call of the process.
+struct UnsatisfiableSample : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // Draws concrete arguments for `schema` from a sample. Deterministic in (seed, sample index).
 // Positional args come from the spec, keyword args by name, the rest from schema defaults.
