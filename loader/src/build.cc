@@ -343,7 +343,7 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
     // The lean <torch/extension.h> lacks a name the unit uses: build once more with all of ATen.
     std::string unit = read_log(work / "unit.log");
     bool missing = false;  // EDG: namespace "at" has no member "x"; gcc: 'x' is not a member of 'at'
-    for (const char* ns : {"namespace \"at", "namespace \"torch", "member of 'at", "member of 'torch"})
+    for (const char* ns : {"namespace \"at", "namespace \"torch", "namespace \"c10", "member of 'at", "member of 'torch", "member of 'c10"})
       missing |= unit.find(ns) != std::string::npos;
     if (missing) {
       std::vector<std::string> argv = plan.argv;

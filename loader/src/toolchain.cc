@@ -2,6 +2,7 @@
 
 #include "kg_build_config.h"
 #include "sha256.h"
+#include "shim.h"
 #include "util.h"
 
 #include <sys/stat.h>
@@ -24,60 +25,6 @@ std::string file_identity(const std::string& path) {
   if (path.empty() || ::stat(path.c_str(), &st) != 0) return path + ":missing";
   return path + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtime);
 }
-
-// kernelgate's stand-in for PyTorch's <torch/extension.h>: the C++ surface load_inline kernels
-// use (torch::Tensor, torch::empty_like, TORCH_CHECK, AT_DISPATCH_*, the current CUDA stream)
-// without the Python headers the real one drags in. PYBIND11_MODULE blocks are accepted and
-// ignored: kernelgate registers `<folder>_kernel_impl` itself.
-//
-// Lean by default: nvcc parses a unit three times (cudafe++, cicc, the host compiler), so the
-// header set is most of a cuda build's time. The lean set is the Tensor class with all its
-// methods, the factories kernels allocate with, dtype dispatch and checks; a unit that needs
-// more of at:: is rebuilt with KG_FULL_ATEN (build.cc does that when the lean build fails).
-constexpr const char* kExtensionShim = R"(#pragma once
-// kernelgate's <torch/extension.h> (generated; see docs/loader.md, "The cuda kind").
-#if defined(KG_FULL_ATEN)
-#include <ATen/ATen.h>
-#else
-#ifndef AT_PER_OPERATOR_HEADERS
-#define AT_PER_OPERATOR_HEADERS
-#endif
-#include <ATen/core/Tensor.h>
-#include <ATen/TensorOperators.h>
-#include <ATen/ops/arange.h>
-#include <ATen/ops/empty.h>
-#include <ATen/ops/empty_like.h>
-#include <ATen/ops/empty_strided.h>
-#include <ATen/ops/full.h>
-#include <ATen/ops/full_like.h>
-#include <ATen/ops/ones.h>
-#include <ATen/ops/ones_like.h>
-#include <ATen/ops/zeros.h>
-#include <ATen/ops/zeros_like.h>
-#endif
-#include <ATen/Dispatch.h>
-#include <c10/util/Exception.h>
-#if defined(KG_TORCH_HAS_CUDA) && defined(__CUDACC__)
-#include <ATen/cuda/CUDAContext.h>
-#include <c10/cuda/CUDAGuard.h>
-#include <c10/cuda/CUDAException.h>
-#endif
-namespace torch {
-using namespace at;  // torch::Tensor, torch::empty_like, ... as in <torch/types.h>
-}
-namespace kg_shim {
-struct PyModuleStub {
-  template <typename... T>
-  PyModuleStub& def(T&&...) { return *this; }
-};
-}  // namespace kg_shim
-#ifndef PYBIND11_MODULE
-#define PYBIND11_MODULE(name, m) [[maybe_unused]] static void kg_shim_pybind_##name(::kg_shim::PyModuleStub& m)
-#endif
-#ifndef TORCH_EXTENSION_NAME
-#define TORCH_EXTENSION_NAME kg_extension
-#endif
-)";
 
 }  // namespace
 
@@ -242,13 +189,15 @@ std::string shim_dir() {
   static std::string cached;
   std::lock_guard<std::mutex> lock(mu);
   if (!cached.empty()) return cached;
-  fs::path dir = fs::path(cache_root()) / ("shim-" + sha256_hex(kExtensionShim).substr(0, 16));
+  fs::path dir = fs::path(cache_root()) / ("shim-" + shim::digest().substr(0, 16));
   std::error_code ec;
-  if (!fs::exists(dir / "torch" / "extension.h", ec)) {
+  if (!fs::exists(dir, ec)) {
     fs::path tmp = dir.string() + ".tmp" + std::to_string(::getpid());
-    fs::create_directories(tmp / "torch", ec);
-    write_file((tmp / "torch" / "extension.h").string(), kExtensionShim);
-    fs::rename(tmp, dir, ec);
+    for (const auto& [name, text] : shim::files()) {
+      fs::create_directories((tmp / name).parent_path(), ec);
+      write_file((tmp / name).string(), text);
+    }
+    fs::rename(tmp, dir, ec);  // atomic publish; a concurrent winner is fine
     if (ec) remove_tree(fs::path(tmp).string(), ec);
   }
   cached = dir.string();
@@ -262,7 +211,7 @@ std::string identity(Kind kind, const std::string& arch) {
   if (kind == Kind::Cuda) {
     id += "nvcc " + file_identity(KG_NVCC) + " " KG_CUDA_VERSION "\n" + join(nvcc_flags(arch), " ") + "\n";
     id += "cicc " + file_identity(std::string(KG_CUDA_ROOT) + "/nvvm/bin/cicc") + "\n";
-    id += "shim " + sha256_hex(kExtensionShim) + "\n";
+    id += "shim " + shim::digest() + "\n";
   }
   if (kind == Kind::Nvrtc) id += "nvrtc " + file_identity(nvrtc_helper_path()) + " " KG_CUDA_VERSION "\n";
   id += "link " + join(link_flags(kind == Kind::Cuda), " ") + "\n";

@@ -265,3 +265,26 @@ TEST(BuildCuda, UnitNeedingAllOfATenStillBuilds) {
   BuildResult r = build(op, options(d.path));
   EXPECT_TRUE(r.ok) << all_diagnostics(r);
 }
+
+TEST(BuildCuda, LeanShimKeepsDeviceOfGuardsAndListSignatures) {
+  // The lean shim replaces ATen/DeviceGuard.h and the unit includes List.h only for signatures
+  // that need it: device_of, the guards and a c10::List argument must still build without the
+  // all-of-ATen retry (which would also hide a broken lean set).
+  if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
+  TempDir d;
+  OpFolder op = make_op(d.path, "index.Tensor",
+                        {{"index__Tensor_implementation.cu", unique_tag() +
+                          "#include <torch/extension.h>\n"
+                          "#ifdef KG_FULL_ATEN\n#error the lean shim fell back to all of ATen\n#endif\n"
+                          "__global__ void touch(float* p) { if (p) p[0] = 0.f; }\n"
+                          "torch::Tensor index__Tensor_kernel_impl(const torch::Tensor& self,\n"
+                          "                                        const c10::List<c10::optional<torch::Tensor>>& indices) {\n"
+                          "  const at::OptionalDeviceGuard guard(device_of(self));\n"
+                          "  c10::optional<torch::Tensor> first = indices.size() ? indices.get(0) : c10::nullopt;\n"
+                          "  TORCH_CHECK(!first.has_value() || device_of(first) == at::device_of(self), \"devices differ\");\n"
+                          "  touch<<<1, 1>>>(nullptr);\n"
+                          "  return torch::empty_like(self);\n"
+                          "}\n"}});
+  BuildResult r = build(op, options(d.path));
+  EXPECT_TRUE(r.ok) << all_diagnostics(r);
+}

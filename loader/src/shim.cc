@@ -1,0 +1,115 @@
+#include "shim.h"
+
+#include "sha256.h"
+
+namespace kg::loader::shim {
+namespace {
+
+// The C++ surface load_inline kernels use (torch::Tensor, torch::empty_like, TORCH_CHECK,
+// AT_DISPATCH_*, the current CUDA stream) without the Python headers the real one drags in.
+// PYBIND11_MODULE blocks are accepted and ignored: kernelgate registers `<folder>_kernel_impl` itself.
+//
+// Lean by default: nvcc parses a unit three times (cudafe++, cicc, the host compiler), so the
+// header set is most of a cuda build's time. The lean set is the Tensor class with all its
+// methods, the factories kernels allocate with, dtype dispatch and checks; a unit that needs
+// more of at:: is rebuilt with KG_FULL_ATEN (build.cc does that when the lean build fails).
+constexpr const char* kExtension = R"(#pragma once
+// kernelgate's <torch/extension.h> (generated; see docs/loader.md, "The cuda kind").
+#if defined(KG_FULL_ATEN)
+#include <ATen/ATen.h>
+#else
+#ifndef AT_PER_OPERATOR_HEADERS
+#define AT_PER_OPERATOR_HEADERS
+#endif
+#include <ATen/core/Tensor.h>
+// Each ATen/ops/*.h includes ATen/DeviceGuard.h, whose IListRef pulls in all of IValue and the
+// JIT types: the shim's ATen/DeviceGuard.h stands in for it while this macro is set.
+#define KG_SHIM_LEAN_DEVICE_GUARD 1
+#include <ATen/TensorOperators.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/empty_strided.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/full_like.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/ones_like.h>
+#include <ATen/ops/zeros.h>
+#include <ATen/ops/zeros_like.h>
+#undef KG_SHIM_LEAN_DEVICE_GUARD
+#endif
+#include <ATen/Dispatch.h>
+#include <c10/util/Exception.h>
+#if defined(KG_TORCH_HAS_CUDA) && defined(__CUDACC__)
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAException.h>
+#endif
+namespace torch {
+using namespace at;  // torch::Tensor, torch::empty_like, ... as in <torch/types.h>
+}
+namespace kg_shim {
+struct PyModuleStub {
+  template <typename... T>
+  PyModuleStub& def(T&&...) { return *this; }
+};
+}  // namespace kg_shim
+#ifndef PYBIND11_MODULE
+#define PYBIND11_MODULE(name, m) [[maybe_unused]] static void kg_shim_pybind_##name(::kg_shim::PyModuleStub& m)
+#endif
+#ifndef TORCH_EXTENSION_NAME
+#define TORCH_EXTENSION_NAME kg_extension
+#endif
+)";
+
+// Shadows ATen/DeviceGuard.h (the shim directory comes first on the include path). Outside the
+// lean factory includes it is the real header. Inside, it gives the guards and device_of for a
+// tensor or an optional tensor (the ITensorListRef overload is the one that needs IValue). The
+// stand-ins are templates so that the real non-template overloads, if the unit includes the real
+// header as well, coexist with them and win overload resolution.
+constexpr const char* kDeviceGuard = R"(// kernelgate: see <torch/extension.h> in this directory. No #pragma once on purpose.
+#if !defined(KG_SHIM_LEAN_DEVICE_GUARD)
+#include_next <ATen/DeviceGuard.h>
+#elif !defined(KG_SHIM_LEAN_DEVICE_OF)
+#define KG_SHIM_LEAN_DEVICE_OF 1
+#include <ATen/core/Tensor.h>
+#include <c10/core/DeviceGuard.h>
+#include <c10/core/TensorOptions.h>
+#include <type_traits>
+#include <utility>
+namespace at {
+namespace kg_shim_detail {
+using OptionalDevice = decltype(std::declval<const TensorOptions&>().device_opt());
+}
+template <typename T, std::enable_if_t<std::is_same<T, Tensor>::value, int> = 0>
+inline kg_shim_detail::OptionalDevice device_of(const T& t) {
+  if (t.defined()) return t.device();
+  return {};
+}
+template <typename O, std::enable_if_t<std::is_same<std::decay_t<decltype(*std::declval<const O&>())>, Tensor>::value, int> = 0>
+inline kg_shim_detail::OptionalDevice device_of(const O& t) {
+  if (t.has_value() && t->defined()) return t->device();
+  return {};
+}
+}  // namespace at
+#endif
+)";
+
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& files() {
+  static const std::vector<std::pair<std::string, std::string>> all = {{"torch/extension.h", kExtension},
+                                                                       {"ATen/DeviceGuard.h", kDeviceGuard}};
+  return all;
+}
+
+std::string digest() {
+  Sha256 h;
+  for (const auto& [name, text] : files()) {
+    h.field(name);
+    h.field(text);
+  }
+  return h.hex();
+}
+
+}  // namespace kg::loader::shim
