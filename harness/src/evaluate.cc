@@ -495,18 +495,32 @@ class OpEvaluation {
     return explained;
   }
 
-  // A wrong call no rule explained: the same inputs once more (for the first few). A different
-  // answer means it depends on something that is not the input (uninitialised memory, a race).
+  // A wrong call once more on this runner, on identical inputs. A different answer means the
+  // output depends on something that is not the input (uninitialised memory, a race: B9). True
+  // when the repeat ran and gave no different answer.
+  bool repeat_wrong_call(const Sample& s, const Judged& j, const std::vector<c10::IValue>& wrong_returns) {
+    if (!runner_ || !runner_->alive()) return false;
+    const std::string call = trace::format_call(s.call);
+    loader::CallOutcome again = runner_->call(j.inputs, schema_->returns().size(), pol_.run_call_time_s, call_options(j.ref_returns));
+    runner_evidence(again, call);
+    if (again.kind != loader::CallOutcome::Kind::Ok) return false;
+    const double same = same_bytes_fraction(again.returns, wrong_returns);
+    if (same >= 0 && same < 1) {
+      violation("nondeterministic_output", call + ": wrong, and an identical repeat on the same runner gave a different answer (" +
+                                               std::to_string(static_cast<int>((1 - same) * 100 + 0.5)) + "% of the elements differ)");
+      return false;
+    }
+    return true;
+  }
+
+  // A judged call no rule explained, repeated right away (the first two per op). Not left to
+  // diagnose_wrong: this is the only repeat under --repro and with trials.correctness < 2
+  // (backendbench, rl-reward), where the trials do not run, and it covers every unexplained
+  // judged call, not only the first wrong one.
   void repeat_unexplained(const Sample& s, const Judged& j, const loader::CallOutcome& first) {
     if (repeats_left_ <= 0 || !runner_ || !runner_->alive()) return;
     --repeats_left_;
-    loader::CallOutcome again = runner_->call(j.inputs, schema_->returns().size(), pol_.run_call_time_s, call_options(j.ref_returns));
-    runner_evidence(again, trace::format_call(s.call));
-    if (again.kind != loader::CallOutcome::Kind::Ok) return;
-    const double same = same_bytes_fraction(again.returns, first.returns);
-    if (same >= 0 && same < 1.0)
-      violation("nondeterministic_output", trace::format_call(s.call) + ": wrong, and an identical repeat gave a different answer (" +
-                                               std::to_string(static_cast<int>((1 - same) * 100 + 0.5)) + "% of the elements differ)");
+    repeat_wrong_call(s, j, first.returns);
   }
 
   // Correctness trials beyond the suite's one call per sample (THREATS.md B7, B8, B9, B14), all on
@@ -622,22 +636,14 @@ class OpEvaluation {
     }
   }
 
-  // A wrong call looked at again: once more on this runner, and as the first call of a fresh
-  // runner. A different answer here: the output depends on something that is not the input
-  // (B9). The same wrong answer here but the right one on a fresh runner: it depends on the calls
-  // this runner served before (B8).
+  // The first wrong call of the op, from any phase and explained or not, looked at again after the
+  // trials: once more on this runner, then as the first call of a fresh runner. The same wrong
+  // answer here but the right one on a fresh runner: it depends on the calls this runner served
+  // before (B8). Not merged with repeat_unexplained: this one needs the trials (the first wrong
+  // call is often a trial's) and is the only one that can tell state from a wrong kernel.
   void diagnose_wrong(const WrongCall& w) {
-    if (!runner_ || !runner_->alive()) return;
+    if (!repeat_wrong_call(w.sample, w, w.returns)) return;
     const std::string call = trace::format_call(w.sample.call);
-    loader::CallOutcome again = runner_->call(w.inputs, schema_->returns().size(), pol_.run_call_time_s, call_options(w.ref_returns));
-    runner_evidence(again, call);
-    if (again.kind != loader::CallOutcome::Kind::Ok) return;
-    const double same = same_bytes_fraction(again.returns, w.returns);
-    if (same >= 0 && same < 1) {
-      violation("nondeterministic_output", call + ": wrong, and an identical repeat on the same runner gave a different answer (" +
-                                               std::to_string(static_cast<int>((1 - same) * 100)) + "% of the elements changed)");
-      return;
-    }
     std::unique_ptr<loader::RunnerClient> fresh;
     if (!run_.start(&fresh, request_).empty()) return;
     loader::CallOutcome first = fresh->call(w.inputs, schema_->returns().size(), pol_.run_call_time_s, call_options(w.ref_returns));

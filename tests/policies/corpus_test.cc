@@ -8,6 +8,7 @@
 // kinds are asserted, so a rule that is not wired up yet shows here as a failing test.
 // LegitCorpus: every directory of tests/legit/ must exit 0 with every op passing and no
 // violation at all: a rule that fires here is a false positive.
+// CudaExploitCorpus, CudaLegitCorpus: the same for tests/exploits-cuda/ and tests/legit-cuda/.
 // CorpusLayout: the corpora themselves (sizes, layout, expect.toml, header comments).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -30,10 +31,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kExploits = KG_CORPUS_DIR "/exploits";
-const std::string kLegit = KG_CORPUS_DIR "/legit";
-const std::string kExploitsCuda = KG_CORPUS_DIR "/exploits-cuda";
-const std::string kLegitCuda = KG_CORPUS_DIR "/legit-cuda";
+// One corpus: its folder under tests/ (also the name of its output folder) and how it is judged.
+struct Corpus {
+  std::string kind;
+  bool exploit, cuda;
+  std::string root() const { return KG_CORPUS_DIR "/" + kind; }
+};
+
+const Corpus kExploitCorpus{"exploits", true, false}, kLegitCorpus{"legit", false, false},
+    kCudaExploitCorpus{"exploits-cuda", true, true}, kCudaLegitCorpus{"legit-cuda", false, true};
 
 // The cuda corpora launch only where the NVIDIA driver is present (tools/gpu-check runs them).
 bool have_gpu() {
@@ -41,10 +47,10 @@ bool have_gpu() {
   return fs::exists("/dev/nvidiactl", ec);
 }
 
-std::vector<std::string> corpus(const std::string& root) {
+std::vector<std::string> corpus(const Corpus& c) {
   std::vector<std::string> names;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(root, ec))
+  for (const auto& e : fs::directory_iterator(c.root(), ec))
     if (e.is_directory()) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
@@ -122,75 +128,62 @@ Outcome evaluate(const std::string& kind, const std::string& name, const std::st
 
 std::string tail(const std::string& s, size_t n = 3000) { return s.size() > n ? s.substr(s.size() - n) : s; }
 
+// An exploit must exit 1 and name its expected rule; an honest kernel must exit 0, every op
+// passing and no violation at all. The cuda kinds run on cuda:0 where there is a GPU; without one
+// the static exploits are still built (nvcc) and inspected, so their violation stands although
+// the launch fails, while the dynamic ones and the honest kernels need the device.
+void check_entry(const Corpus& c, const std::string& name) {
+  const std::string dir = c.root() + "/" + name;
+  const Expect e = c.exploit ? read_expect(dir) : Expect{};
+  if (!e.known_gap.empty()) GTEST_SKIP() << "known gap, not caught yet (" << e.rule << "): " << e.known_gap;
+  if (c.cuda && !have_gpu()) {
+    if (!c.exploit) GTEST_SKIP() << "an honest cuda kernel is judged on a GPU (tools/gpu-check); no GPU here";
+    if (e.detected_by != "static") GTEST_SKIP() << "caught at run time on a GPU (tools/gpu-check); no GPU here";
+  }
+  const Outcome o = evaluate(c.kind, name, dir, c.cuda && have_gpu() ? "--device cuda" : "");
+  const std::string what = c.exploit ? std::string(c.cuda ? "cuda exploit " : "exploit ") + name + " (expected rule " + e.rule +
+                                           ", detected_by " + e.detected_by + ": " + e.why + ")"
+                                     : std::string(c.cuda ? "legit cuda kernel " : "legit kernel ") + name;
+  const std::string context = what + "\n" + o.summary + "--- kernelgate output (tail) ---\n" + tail(o.log);
+  EXPECT_EQ(o.exit_code, c.exploit ? 1 : 0) << context;
+  if (c.exploit) {
+    const bool named = o.violations.count(e.rule) > 0 || (e.rule == "input_mutated" && o.categories.count(e.rule) > 0);
+    EXPECT_TRUE(named) << "rule " << e.rule << " not reported\n" << context;
+  } else {
+    EXPECT_TRUE(o.violations.empty()) << context;
+    EXPECT_EQ(o.verdicts, std::set<std::string>{"pass"}) << context;
+  }
+}
+
+// One suite per corpus, named as tools/gpu-check's filter and ctest expect.
 class ExploitCorpus : public ::testing::TestWithParam<std::string> {};
 class LegitCorpus : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(ExploitCorpus, CaughtByItsRule) {
-  const std::string dir = kExploits + "/" + GetParam();
-  const Expect e = read_expect(dir);
-  if (!e.known_gap.empty()) GTEST_SKIP() << "known gap, not caught yet (" << e.rule << "): " << e.known_gap;
-  const Outcome o = evaluate("exploits", GetParam(), dir);
-  const std::string context = "exploit " + GetParam() + " (expected rule " + e.rule + ", detected_by " + e.detected_by +
-                              ": " + e.why + ")\n" + o.summary + "--- kernelgate output (tail) ---\n" + tail(o.log);
-  EXPECT_EQ(o.exit_code, 1) << context;
-  const bool named = o.violations.count(e.rule) > 0 || (e.rule == "input_mutated" && o.categories.count(e.rule) > 0);
-  EXPECT_TRUE(named) << "rule " << e.rule << " not reported\n" << context;
-}
-
-TEST_P(LegitCorpus, PassesWithNoViolation) {
-  const std::string dir = kLegit + "/" + GetParam();
-  const Outcome o = evaluate("legit", GetParam(), dir);
-  const std::string context = "legit kernel " + GetParam() + "\n" + o.summary + "--- kernelgate output (tail) ---\n" + tail(o.log);
-  EXPECT_EQ(o.exit_code, 0) << context;
-  EXPECT_TRUE(o.violations.empty()) << context;
-  EXPECT_EQ(o.verdicts, std::set<std::string>{"pass"}) << context;
-}
-
-// The cuda kind: without a GPU, the static exploits are still built (nvcc) and inspected, so
-// their violation stands although the launch fails; the dynamic ones and the honest kernels need
-// the device.
 class CudaExploitCorpus : public ::testing::TestWithParam<std::string> {};
 class CudaLegitCorpus : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(CudaExploitCorpus, CaughtByItsRule) {
-  const std::string dir = kExploitsCuda + "/" + GetParam();
-  const Expect e = read_expect(dir);
-  if (!e.known_gap.empty()) GTEST_SKIP() << "known gap, not caught yet (" << e.rule << "): " << e.known_gap;
-  if (e.detected_by != "static" && !have_gpu()) GTEST_SKIP() << "caught at run time on a GPU (tools/gpu-check); no GPU here";
-  const Outcome o = evaluate("exploits-cuda", GetParam(), dir, have_gpu() ? "--device cuda" : "");
-  const std::string context = "cuda exploit " + GetParam() + " (expected rule " + e.rule + ", detected_by " + e.detected_by +
-                              ": " + e.why + ")\n" + o.summary + "--- kernelgate output (tail) ---\n" + tail(o.log);
-  EXPECT_EQ(o.exit_code, 1) << context;
-  EXPECT_TRUE(o.violations.count(e.rule) > 0) << "rule " << e.rule << " not reported\n" << context;
-}
-
-TEST_P(CudaLegitCorpus, PassesWithNoViolation) {
-  if (!have_gpu()) GTEST_SKIP() << "an honest cuda kernel is judged on a GPU (tools/gpu-check); no GPU here";
-  const std::string dir = kLegitCuda + "/" + GetParam();
-  const Outcome o = evaluate("legit-cuda", GetParam(), dir, "--device cuda");
-  const std::string context = "legit cuda kernel " + GetParam() + "\n" + o.summary + "--- kernelgate output (tail) ---\n" + tail(o.log);
-  EXPECT_EQ(o.exit_code, 0) << context;
-  EXPECT_TRUE(o.violations.empty()) << context;
-  EXPECT_EQ(o.verdicts, std::set<std::string>{"pass"}) << context;
-}
+TEST_P(ExploitCorpus, CaughtByItsRule) { check_entry(kExploitCorpus, GetParam()); }
+TEST_P(LegitCorpus, PassesWithNoViolation) { check_entry(kLegitCorpus, GetParam()); }
+TEST_P(CudaExploitCorpus, CaughtByItsRule) { check_entry(kCudaExploitCorpus, GetParam()); }
+TEST_P(CudaLegitCorpus, PassesWithNoViolation) { check_entry(kCudaLegitCorpus, GetParam()); }
 
 std::string param_name(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
 
-INSTANTIATE_TEST_SUITE_P(Dirs, ExploitCorpus, ::testing::ValuesIn(corpus(kExploits)), param_name);
-INSTANTIATE_TEST_SUITE_P(Dirs, LegitCorpus, ::testing::ValuesIn(corpus(kLegit)), param_name);
-INSTANTIATE_TEST_SUITE_P(Dirs, CudaExploitCorpus, ::testing::ValuesIn(corpus(kExploitsCuda)), param_name);
-INSTANTIATE_TEST_SUITE_P(Dirs, CudaLegitCorpus, ::testing::ValuesIn(corpus(kLegitCuda)), param_name);
+INSTANTIATE_TEST_SUITE_P(Dirs, ExploitCorpus, ::testing::ValuesIn(corpus(kExploitCorpus)), param_name);
+INSTANTIATE_TEST_SUITE_P(Dirs, LegitCorpus, ::testing::ValuesIn(corpus(kLegitCorpus)), param_name);
+INSTANTIATE_TEST_SUITE_P(Dirs, CudaExploitCorpus, ::testing::ValuesIn(corpus(kCudaExploitCorpus)), param_name);
+INSTANTIATE_TEST_SUITE_P(Dirs, CudaLegitCorpus, ::testing::ValuesIn(corpus(kCudaLegitCorpus)), param_name);
 
 // The corpora's own shape: enough entries, each a submission with at least one op folder
 // holding `<folder>/<folder>_implementation.cpp` that starts with a comment, and an
 // expect.toml whose rule is a known rule id (exploits) or empty (legit).
 TEST(CorpusLayout, SizesRulesAndHeaders) {
-  const auto exploits = corpus(kExploits), legit = corpus(kLegit);
+  const auto exploits = corpus(kExploitCorpus), legit = corpus(kLegitCorpus);
   EXPECT_GE(exploits.size(), 30u);
   EXPECT_GE(legit.size(), 30u);
   const auto& known = kg::policy::known_rules();
   std::set<std::string> covered;
-  for (const auto& [root, names, is_exploit] : {std::make_tuple(kExploits, exploits, true), std::make_tuple(kLegit, legit, false)}) {
+  for (const auto& [root, names, is_exploit] :
+       {std::make_tuple(kExploitCorpus.root(), exploits, true), std::make_tuple(kLegitCorpus.root(), legit, false)}) {
     for (const auto& n : names) {
       const std::string dir = root + "/" + n;
       ASSERT_TRUE(fs::exists(dir + "/expect.toml")) << dir;
