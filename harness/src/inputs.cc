@@ -387,7 +387,15 @@ void apply_to_tensor(const ArgRule& r, at::Tensor t, int64_t bound, int64_t uniq
     case ValueRule::UniqueIndex: {
       if (!integral) return;
       at::Tensor values;
-      if (unique_dim >= 0 && t.dim() > 0) {
+      const int64_t block = [&] {
+        if (r.unique_trailing <= 0 || t.dim() < r.unique_trailing) return int64_t{0};
+        int64_t k = 1;
+        for (int64_t d = t.dim() - r.unique_trailing; d < t.dim(); ++d) k *= t.size(d);
+        return k;
+      }();
+      if (block > 0 && block <= bound) {
+        values = rd.unique(n / block, block, bound).view(t.sizes());
+      } else if (unique_dim >= 0 && t.dim() > 0) {
         // Distinct within each fiber along unique_dim: draw [fibers, k] and move k into place.
         const int64_t k = t.size(unique_dim);
         if (k <= bound) {
@@ -681,7 +689,14 @@ const std::unordered_map<std::string, std::vector<ArgRule>>& rule_table() {
     for (const char* op : {"grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "_grid_sampler_2d_cpu_fallback"})
       t[op] = {plain("grid", V::SignedUnit)};
     t["polar"] = {plain("abs", V::Positive)};
-    for (const char* op : {"max_unpool2d", "max_unpool3d"}) t[op] = {bound_by("indices", "output_size")};
+    // Distinct within each plane: where two inputs of a plane point at one output the winner is
+    // unspecified (the CUDA kernel races).
+    for (const char* op : {"max_unpool2d", "max_unpool3d"}) {
+      ArgRule r = bound_by("indices", "output_size");
+      r.rule = ValueRule::UniqueIndex;
+      r.unique_trailing = op == std::string("max_unpool2d") ? 2 : 3;
+      t[op] = {r};
+    }
     // Random pivots outside [1, n] make LAPACK read out of bounds (ldl_solve crashed 1.13).
     t["linalg_ldl_solve"] = {index_dim("pivots", "LD", -1, V::Pivot)};
     t["linalg_lu_solve"] = {index_dim("pivots", "LU", -1, V::Pivot)};

@@ -5,6 +5,7 @@
 
 #if KG_RUNNER_CUDA
 #include "kernelgate/launch.h"
+#include <ATen/Context.h>
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/cuda/CUDAStream.h>
@@ -169,6 +170,10 @@ std::string cuda_setup() {
     check(cudaDeviceGetLimit(&s->persisting_limit, cudaLimitPersistingL2CacheSize), "cudaDeviceGetLimit(persisting L2)");
     s->flush.n = std::max<size_t>(2 * s->l2_bytes, 64u << 20);
     check(cudaMalloc(&s->flush.p, s->flush.n), "cudaMalloc(flush buffer)");
+    // Eager in the runner computes what the supervisor's reference computes: IEEE float32
+    // convolutions (cuDNN's TF32 default off; harness/src/reference.cc).
+    at::globalContext().setAllowTF32CuDNN(false);
+    at::globalContext().setBenchmarkCuDNN(false);
     // Touch torch's CUDA state (allocator, current stream) while the filter still allows set-up.
     at::empty({1}, at::TensorOptions().device(at::kCUDA, 0)).zero_();
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");

@@ -80,7 +80,13 @@ std::string cache_root() {
   std::error_code ec;
   std::filesystem::create_directories(root, ec);
   if (ec) throw std::runtime_error(root + ": cannot create cache directory: " + ec.message());
-  return root;
+  // Build folders are bound into the compile sandbox, which takes only absolute, clean paths
+  // (KERNELGATE_CACHE=build/cache is a natural thing to write).
+  const std::filesystem::path clean = std::filesystem::absolute(root, ec).lexically_normal();
+  if (ec) throw std::runtime_error(root + ": cannot resolve cache directory: " + ec.message());
+  std::string out = clean.string();
+  if (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
 }
 
 namespace {

@@ -207,6 +207,31 @@ TEST(InputsRules, OverwritingScattersGetDistinctTargetsPerFiber) {
   EXPECT_EQ(std::get<0>(at::_unique(rows)).numel(), 9);
 }
 
+TEST(InputsRules, MaxUnpoolIndicesAreDistinctWithinEachPlane) {
+  // Two inputs of a plane pointing at one output: the CUDA kernel races (self-check on the H200
+  // saw nondeterministic_output for the reference itself).
+  Sample s = sample("max_unpool2d.default", "((T([2, 3, 4, 4], f32), T([2, 3, 4, 4], i64), [8, 8]), {})");
+  for (uint64_t seed = 0; seed < 10; ++seed) {
+    at::Tensor idx = inputs(s, seed)[1].toTensor().reshape({6, 16});
+    for (int64_t p = 0; p < 6; ++p) {
+      EXPECT_EQ(std::get<0>(at::_unique(idx[p])).numel(), 16) << "plane " << p << " seed " << seed;
+      EXPECT_GE(idx[p].min().item<int64_t>(), 0);
+      EXPECT_LT(idx[p].max().item<int64_t>(), 64);
+    }
+  }
+}
+
+TEST(InputsRules, IndicesIntoAnEmptyDimensionMakeTheSampleUnsatisfiable) {
+  // No valid index exists; the sample is skipped before the reference (on cuda:0 an out-of-range
+  // index is a device-side assert that ends the supervisor's CUDA context).
+  EXPECT_THROW(inputs(sample("index_add_.default", "((T([0, 8], f32), 0, T([12], i64), T([12, 8], f32)), {})")),
+               UnsatisfiableSample);
+  EXPECT_THROW(inputs(sample("_embedding_bag.default", "((T([0, 8], f32), T([30], i64), T([6], i64), False, 0), {})")),
+               UnsatisfiableSample);
+  // No indices at all into the empty dimension: satisfiable.
+  EXPECT_NO_THROW(inputs(sample("index_add_.default", "((T([0, 8], f32), 0, T([0], i64), T([0, 8], f32)), {})")));
+}
+
 TEST(InputsRules, EmbeddingIndicesAndBagOffsetsAreValid) {
   Sample e = sample("embedding.default", "((T([50, 4], f32), T([3, 100], i64)), {})");
   at::Tensor idx = inputs(e)[1].toTensor();

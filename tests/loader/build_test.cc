@@ -1,11 +1,13 @@
 // Build*: the three kinds build in the sandbox; the cache hits, survives races and corruption;
 // diagnostics are structured and relative to the submission.
 #include "cache.h"
+#include "util.h"
 #include "loader_test_util.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -287,4 +289,22 @@ TEST(BuildCuda, LeanShimKeepsDeviceOfGuardsAndListSignatures) {
                           "}\n"}});
   BuildResult r = build(op, options(d.path));
   EXPECT_TRUE(r.ok) << all_diagnostics(r);
+}
+
+TEST(BuildCache, RelativeCacheRootBecomesAbsoluteAndClean) {
+  // The sandbox binds only absolute, clean paths: KERNELGATE_CACHE=build/cache used to fail
+  // every cold cuda build with "bind path must be absolute and clean".
+  TempDir d;
+  const fs::path before = fs::current_path();
+  const char* old = std::getenv("KERNELGATE_CACHE");
+  const std::string saved = old ? old : "";
+  fs::current_path(d.path);
+  ::setenv("KERNELGATE_CACHE", "build/./cache/", 1);
+  std::string root;
+  EXPECT_NO_THROW(root = kg::loader::cache_root());
+  fs::current_path(before);
+  if (old) ::setenv("KERNELGATE_CACHE", saved.c_str(), 1);
+  else ::unsetenv("KERNELGATE_CACHE");
+  EXPECT_EQ(root, (fs::weakly_canonical(d.path) / "build" / "cache").string());
+  EXPECT_TRUE(fs::is_directory(root));
 }

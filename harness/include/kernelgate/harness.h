@@ -73,6 +73,8 @@ struct ArgRule {
   bool trailing_product = false;  // bound = product of size_of's sizes from `dim` to the end
   bool per_list_position = false; // a tensor list: its k-th index tensor indexes size_of's dim k
                                   // (a bool mask consumes as many dims as it has)
+  int unique_trailing = 0;        // UniqueIndex: distinct within each block of this many trailing
+                                  // dims (max_unpool's per-plane indices)
 };
 
 struct Sample {
