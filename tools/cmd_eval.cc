@@ -13,14 +13,15 @@
 namespace {
 
 const char* kEvalUsage =
-    "usage: kernelgate eval DIR|--self-check [--suite NAME] [--ops LIST] [--policy NAME|FILE]\n"
+    "usage: kernelgate eval DIR|--self-check [--suite NAME|PATH] [--ops LIST] [--policy NAME|FILE]\n"
     "                       [--device cpu|cuda|auto] [--out DIR] [--seed N] [--no-timing]\n"
     "                       [--feedback FILE] [--tolerance-sweep] [--verbose]\n"
     "\n"
     "Builds every op folder of the submission DIR in the sandbox, runs it on inputs drawn from a\n"
     "secret seed (or --seed N to reproduce), compares with PyTorch eager, times passing ops, and\n"
     "writes OUT/results.json (OUT defaults to ./kernelgate-out). Prints a verdict table.\n"
-    "  --suite NAME       sample suite (default smoke)\n"
+    "  --suite NAME       sample suite (default smoke): smoke, edge, edge-large, opinfo, traces, or a\n"
+    "                     PATH to a trace file in BackendBench's format or a directory of them\n"
     "  --ops LIST         comma-separated overloads to evaluate (default: every op folder)\n"
     "  --policy P         policy profile name or TOML file (default competition)\n"
     "  --self-check       no submission: the runner calls each aten overload of the suite itself;\n"

@@ -14,11 +14,12 @@
 namespace {
 
 const char* kOpsUsage =
-    "usage: kernelgate ops [--suite NAME] [--all] [--left-out]\n"
+    "usage: kernelgate ops [--suite NAME|PATH] [--all] [--left-out]\n"
     "\n"
     "Lists the aten overloads of the linked libtorch that the suites cover, with the number of\n"
     "samples each suite has for each, then per-suite totals.\n"
-    "  --suite NAME   only this suite (smoke, edge, edge-large, opinfo, traces)\n"
+    "  --suite NAME   only this suite (smoke, edge, edge-large, opinfo, traces, or a PATH: a trace\n"
+    "                 file in BackendBench's format or a directory of them)\n"
     "  --all          every aten overload of the linked libtorch, covered or not\n"
     "  --left-out     also list the overloads a suite names but leaves out, with the reason\n"
     "Exit status: 0, or 2 for bad usage or an unknown suite.\n";
@@ -66,7 +67,7 @@ int kg_cmd_ops(int argc, char** argv) {
       }
       left[s] = kg::harness::suite_left_out(s);
     } catch (const std::exception& e) {
-      if (kg::harness::suite_description(s).empty()) {
+      if (kg::harness::suite_description(s).empty() || kg::harness::suite_is_path(s)) {
         std::fprintf(stderr, "kernelgate ops: %s\n", e.what());
         return 2;
       }

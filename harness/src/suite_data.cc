@@ -81,6 +81,16 @@ std::string data_dir() {
   return (fs::path(__FILE__).parent_path().parent_path() / "data").string();
 }
 
+namespace {
+std::vector<fs::path> trace_files_in(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".txt") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+}  // namespace
+
 std::vector<Sample> data_suite_samples(const std::string& suite, size_t per_op,
                                        std::vector<std::pair<std::string, std::string>>* left_out) {
   const fs::path dir = fs::path(data_dir()) / suite;
@@ -88,10 +98,23 @@ std::vector<Sample> data_suite_samples(const std::string& suite, size_t per_op,
   if (!fs::is_directory(dir, ec))
     throw std::runtime_error("suite '" + suite + "': no data directory " + dir.string() + " (set KERNELGATE_DATA_DIR to the folder holding " +
                              suite + "/)");
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".txt") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
+  return trace_samples(trace_files_in(dir), per_op, suite == "opinfo", left_out);
+}
+
+std::vector<Sample> trace_path_samples(const std::string& path, size_t per_op,
+                                       std::vector<std::pair<std::string, std::string>>* left_out) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    auto files = trace_files_in(path);
+    if (files.empty()) throw std::runtime_error("suite " + path + ": a directory with no *.txt trace files");
+    return trace_samples(files, per_op, false, left_out);
+  }
+  if (!fs::is_regular_file(path, ec)) throw std::runtime_error("suite " + path + ": no such trace file or directory");
+  return trace_samples({fs::path(path)}, per_op, false, left_out);
+}
+
+std::vector<Sample> trace_samples(const std::vector<fs::path>& files, size_t per_op, bool special_values_sample,
+                                  std::vector<std::pair<std::string, std::string>>* left_out) {
 
   std::map<std::string, std::map<std::string, Merged>> ops;  // op -> spec text -> merged call
   std::map<std::string, size_t> too_large;
@@ -167,7 +190,7 @@ std::vector<Sample> data_suite_samples(const std::string& suite, size_t per_op,
       s.label = "cnt " + std::to_string(m->count) + ", " + src;
       out.push_back(std::move(s));
     }
-    // The opinfo suite also runs its first floating-point sample with special values, except for
+    // The opinfo suite (special_values_sample) also runs its first floating-point sample with special values, except for
     // matrix functions (decompositions, inverses, exponentials), where NaN and huge entries make
     // the result depend on the order of operations (the runner uses one thread, the reference may
     // use more) rather than test the kernel.
@@ -176,7 +199,7 @@ std::vector<Sample> data_suite_samples(const std::string& suite, size_t per_op,
                                                    "matrix_power", "geqrf", "orgqr", "ormqr", "eig", "_lu"};
     bool matrix_function = false;
     for (const char* m : kMatrixFunctions) matrix_function |= op.rfind(m, 0) == 0;
-    if (suite == "opinfo" && !matrix_function)
+    if (special_values_sample && !matrix_function)
       for (const Merged* m : picked)
         if (has_float_tensor(m->call)) {
           Sample s;

@@ -121,6 +121,16 @@ std::string unreliable_reference(const Sample& s) {
   return "";
 }
 
+}  // namespace
+
+// A suite named by a path: a trace file in BackendBench's format or a directory of them, read
+// like the traces suite.
+bool suite_is_path(const std::string& suite) {
+  return suite.find('/') != std::string::npos || (suite.size() > 4 && suite.compare(suite.size() - 4, 4, ".txt") == 0);
+}
+
+namespace {
+
 struct Loaded {
   std::vector<Sample> samples;
   std::vector<std::string> ops;
@@ -134,10 +144,11 @@ Loaded load(const std::string& suite) {
   else if (suite == "edge") raw = edge::samples(false);
   else if (suite == "edge-large") raw = edge::samples(true);
   else if (suite == "opinfo" || suite == "traces") raw = data_suite_samples(suite, kDataSamplesPerOp, &l.left_out);
+  else if (suite_is_path(suite)) raw = trace_path_samples(suite, kDataSamplesPerOp, &l.left_out);
   else {
     std::string known;
     for (const auto& s : kSuites) known += (known.empty() ? "" : ", ") + std::string(s.name);
-    throw std::runtime_error("unknown suite '" + suite + "' (known: " + known + ")");
+    throw std::runtime_error("unknown suite '" + suite + "' (known: " + known + ", or a path to a trace file or a directory of them)");
   }
   std::map<std::string, std::string> verdict;  // op -> "" (kept) or the reason it is left out
   for (auto& s : raw) {
@@ -207,6 +218,7 @@ std::vector<std::string> suite_names() {
 std::string suite_description(const std::string& suite) {
   for (const auto& s : kSuites)
     if (suite == s.name) return s.description;
+  if (suite_is_path(suite)) return "the trace file(s) at " + suite;
   return "";
 }
 

@@ -5,6 +5,7 @@
 
 #include "kernelgate/harness.h"
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -30,6 +31,13 @@ std::string data_dir();
 // dtypes, then distinct shapes). `left_out` receives overloads that are not aten ones.
 std::vector<Sample> data_suite_samples(const std::string& suite, size_t per_op,
                                        std::vector<std::pair<std::string, std::string>>* left_out);
+// The same for a suite given as a path: one trace file, or a directory of *.txt trace files.
+std::vector<Sample> trace_path_samples(const std::string& path, size_t per_op,
+                                       std::vector<std::pair<std::string, std::string>>* left_out);
+// The samples of these trace files, merged and picked as above; with `special_values_sample` each
+// overload's first floating-point sample is added again with special values (opinfo).
+std::vector<Sample> trace_samples(const std::vector<std::filesystem::path>& files, size_t per_op, bool special_values_sample,
+                                  std::vector<std::pair<std::string, std::string>>* left_out);
 
 // ---- the edge suite's builder (suite_edge.cc) ----------------------------------------------------
 namespace edge {

@@ -24,10 +24,12 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -35,6 +37,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -111,6 +114,12 @@ uint32_t cpu_flush(int64_t bytes) {
   return 0;
 }
 
+// Whether the process has more threads than `before` and keeps them for a grace period. A thread
+// the call joined can still be listed for a moment: the join returns when the thread's tid is
+// cleared, before the kernel drops it from /proc/self/task (legit kernels that join their threads
+// were flagged under load). One still there after 20 ms was left running.
+bool threads_left_running(size_t before);
+
 size_t thread_count() {
   size_t n = 0;
   if (DIR* d = ::opendir("/proc/self/task")) {
@@ -119,6 +128,15 @@ size_t thread_count() {
     ::closedir(d);
   }
   return n;
+}
+
+bool threads_left_running(size_t before) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+  while (thread_count() > before) {
+    if (std::chrono::steady_clock::now() >= deadline) return true;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return false;
 }
 
 void handle_load(const protocol::LoadMsg& m) {
@@ -225,7 +243,18 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
     p = ::mmap(nullptr, m.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (fd >= 0) ::close(fd);
   const bool on_cuda = m.device == static_cast<uint32_t>(protocol::DeviceKind::Cuda0);
-  std::string bad = !g_op ? "no op loaded" : p == MAP_FAILED ? "bad call region" : (on_cuda && !g_cuda) ? "cuda:0 was not set up at load" : "";
+  // Input sets: at least one, exactly covering the input region; more than one only for timed calls.
+  const uint32_t n_sets = m.n_sets == 0 ? 1 : m.n_sets;
+  bool sets_ok = n_sets <= protocol::kMaxInputSets && (n_sets == 1 || (m.reps > 0 && n_sets <= uint64_t{m.warmup} + m.reps));
+  uint64_t sets_total = 0;
+  for (uint32_t k = 0; sets_ok && k < n_sets; ++k) {
+    const uint64_t b = m.n_sets == 0 ? m.input_bytes : m.set_bytes[k];
+    sets_ok = b <= m.input_bytes - sets_total;
+    sets_total += sets_ok ? b : 0;
+  }
+  sets_ok = sets_ok && sets_total == m.input_bytes;
+  std::string bad = !g_op ? "no op loaded" : p == MAP_FAILED ? "bad call region" : !sets_ok ? "bad input sets"
+                    : (on_cuda && !g_cuda) ? "cuda:0 was not set up at load" : "";
   if (!bad.empty()) {
     set_message(r->message, sizeof r->message, bad);
     send_msg(*r);
@@ -237,34 +266,46 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
   try {
     c10::InferenceMode guard;
     const uint32_t reps = std::min<uint32_t>(m.reps, protocol::kMaxTimedReps);
-    std::vector<c10::IValue> args, out;
-    r->timer = static_cast<uint32_t>(on_cuda ? protocol::Timer::CudaEvent : protocol::Timer::SteadyClock);
-    // Every call gets its own exact copy of the inputs, decoded outside the timed region, so no
-    // call sees another's mutations or an input it has seen before.
-    // On cuda:0 the inputs cross to the device once; each call then gets device-side copies.
-    std::vector<c10::IValue> on_device;
-#if KG_RUNNER_CUDA
-    if (on_cuda) {
-      on_device = kg::wire::decode(base + m.input_offset, m.input_bytes);
-      runner::to_cuda(on_device);
+    // Per input set: its arguments and the returns of its latest call.
+    std::vector<std::vector<c10::IValue>> set_args(n_sets), set_out(n_sets);
+    std::vector<const uint8_t*> set_data(n_sets);
+    std::vector<size_t> set_len(n_sets);
+    for (size_t k = 0, offset = 0; k < n_sets; offset += set_len[k], ++k) {
+      set_data[k] = base + m.input_offset + offset;
+      set_len[k] = m.n_sets == 0 ? m.input_bytes : m.set_bytes[k];
     }
+    r->timer = static_cast<uint32_t>(on_cuda ? protocol::Timer::CudaEvent : protocol::Timer::SteadyClock);
+    // Every call gets its own exact copy of its set's inputs, decoded outside the timed region,
+    // so no call sees another's mutations, and consecutive calls see different values when the
+    // supervisor sent several sets.
+    // On cuda:0 the inputs cross to the device once; each call then gets device-side copies.
+    std::vector<std::vector<c10::IValue>> on_device(n_sets);
+#if KG_RUNNER_CUDA
+    if (on_cuda)
+      for (uint32_t k = 0; k < n_sets; ++k) {
+        on_device[k] = kg::wire::decode(set_data[k], set_len[k]);
+        runner::to_cuda(on_device[k]);
+      }
 #endif
     // judged: the untimed call whose outputs go back to be judged; only it pays for the wait
     // that shows work left running after the call returned.
-    auto one_call = [&](bool timed, bool judged) {
-      // On cuda:0 the previous call's tensors go back to the caching allocator before this call. On
-      // the CPU they stay until this call's results replace them: freed first, a large output
-      // comes back as fresh pages and the call pays their page faults (21x a bare loop for relu
-      // over 1M elements in bench_timing_overhead, against 2.7x this way).
+    auto one_call = [&](bool timed, bool judged, uint32_t k) {
+      std::vector<c10::IValue>& args = set_args[k];
+      std::vector<c10::IValue>& out = set_out[k];
+      // On cuda:0 the set's previous tensors go back to the caching allocator before this call.
+      // On the CPU they stay until this call has returned: freed first, a large output comes back
+      // as fresh pages and the call pays their page faults (21x a bare loop for relu over 1M
+      // elements in bench_timing_overhead); freed inside the timed region, the call pays for
+      // unmapping them (milliseconds for tens of MB).
       if (on_cuda) {
         out.clear();
         args.clear();
       }
 #if KG_RUNNER_CUDA
-      if (on_cuda) args = runner::cuda_fresh_copies(on_device);
+      if (on_cuda) args = runner::cuda_fresh_copies(on_device[k]);
       else
 #endif
-        args = kg::wire::decode(base + m.input_offset, m.input_bytes);
+        args = kg::wire::decode(set_data[k], set_len[k]);
       g_op->prepare(args, m);
       if (!timed) {
         const size_t threads_before = thread_count();
@@ -301,27 +342,39 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
       } else {
         ev |= cpu_flush(m.flush_bytes);
         auto t0 = std::chrono::steady_clock::now();
-        out = g_op->run(args);
+        std::vector<c10::IValue> result = g_op->run(args);
         t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        out = std::move(result);  // the set's previous outputs are freed here, outside the timed region
       }
       ev |= watch.finish();
-      if (thread_count() > threads_before) ev |= protocol::kEvidenceThreadsLeftRunning;
+      if (threads_left_running(threads_before)) ev |= protocol::kEvidenceThreadsLeftRunning;
       g_op->finish(args);
       r->evidence |= ev;
       r->times_s[r->n_times] = t;
       r->idle_wait_s[r->n_times] = idle;
       ++r->n_times;
     };
-    for (uint32_t i = 0; i < m.warmup; ++i) one_call(false, false);
-    if (reps == 0) one_call(false, true);
-    for (uint32_t i = 0; i < reps; ++i) one_call(true, false);
-    if (out.size() != g_op->n_returns()) throw std::runtime_error("op returned " + std::to_string(out.size()) + " values");
-    runner::report_aliasing(out, args, *r);
-    out.insert(out.end(), args.begin(), args.end());
-    r->evidence |= runner::settle_bool_poison(out);
+    uint32_t c = 0;
+    for (uint32_t i = 0; i < m.warmup; ++i) one_call(false, false, c++ % n_sets);
+    if (reps == 0) one_call(false, true, 0);
+    for (uint32_t i = 0; i < reps; ++i) one_call(true, false, c++ % n_sets);
+    for (const auto& out : set_out)
+      if (out.size() != g_op->n_returns()) throw std::runtime_error("op returned " + std::to_string(out.size()) + " values");
+    const uint32_t last = reps == 0 ? 0 : (c - 1) % n_sets;
+    runner::report_aliasing(set_out[last], set_args[last], *r);
     try {
-      // encode() copies device tensors back to the CPU.
-      r->output_bytes = kg::wire::encode(out, base + m.output_offset, m.output_capacity);
+      // Per set: the returns of its last call, then its arguments after that call. encode()
+      // copies device tensors back to the CPU.
+      r->n_sets = n_sets;
+      uint64_t written = 0;
+      for (uint32_t k = 0; k < n_sets; ++k) {
+        std::vector<c10::IValue> values = set_out[k];
+        values.insert(values.end(), set_args[k].begin(), set_args[k].end());
+        r->evidence |= runner::settle_bool_poison(values);
+        r->set_output_bytes[k] = kg::wire::encode(values, base + m.output_offset + written, m.output_capacity - written);
+        written += r->set_output_bytes[k];
+      }
+      r->output_bytes = written;
       r->status = static_cast<uint32_t>(protocol::CallStatus::Ok);
     } catch (const kg::wire::WireError& e) {
       r->status = static_cast<uint32_t>(protocol::CallStatus::OutputTooLarge);
@@ -359,6 +412,12 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], "--fd") == 0) g_sock = std::atoi(argv[2]);
+  // The steady state of a long-running PyTorch process: blocks up to 32 MiB (glibc's maximum
+  // threshold) come from the heap and freed ones stay mapped for the next call, instead of every
+  // call mapping fresh pages and paying their page faults (relu over 1M elements took 16x a bare
+  // loop under glibc's initial thresholds in bench_timing_overhead). Candidate and eager alike.
+  ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, 512 << 20);
   runner::observer_install();  // before any artifact's code can run
   protocol::HelloMsg hello{};
   protocol::init_header(hello, protocol::MsgType::Hello);
@@ -368,7 +427,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kg-runner: cannot talk on fd %d: %s\n", g_sock, std::strerror(errno));
     return 3;
   }
-  std::vector<unsigned char> buf(sizeof(protocol::CallResultMsg));
+  std::vector<unsigned char> buf(std::max({sizeof(protocol::LoadMsg), sizeof(protocol::CallMsg), sizeof(protocol::CallResultMsg)}));
   while (true) {
     int fd = -1;
     ssize_t n = 0;

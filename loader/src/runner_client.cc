@@ -248,10 +248,21 @@ CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_
   if (reps < 0 || reps > protocol::kMaxTimedReps) throw std::invalid_argument("reps out of range");
   if (warmup < 0) throw std::invalid_argument("warmup out of range");
   if (options.output_like.size() > protocol::kMaxOutputSpecs) throw std::invalid_argument("more outputs than the protocol carries");
-  const size_t in_bytes = wire::encoded_size(inputs);
-  // Room for the returns (twice the caller's hint, or up to twice the inputs), every argument
-  // after the call, and slack.
-  const size_t out_cap = in_bytes * 3 + 2 * options.returns_bytes_hint + (16u << 20);
+  const size_t n_sets = 1 + options.more_inputs.size();
+  if (n_sets > protocol::kMaxInputSets) throw std::invalid_argument("more input sets than the protocol carries");
+  if (n_sets > 1 && (reps == 0 || n_sets > static_cast<size_t>(warmup + reps)))
+    throw std::invalid_argument("input sets need timed calls, at least one call per set");
+  std::vector<const std::vector<c10::IValue>*> sets = {&inputs};
+  for (const auto& more : options.more_inputs) {
+    if (more.size() != inputs.size()) throw std::invalid_argument("an input set with another number of arguments");
+    sets.push_back(&more);
+  }
+  std::vector<size_t> set_bytes;
+  size_t in_bytes = 0;
+  for (const auto* set : sets) in_bytes += set_bytes.emplace_back(wire::encoded_size(*set));
+  // Room per set for the returns (twice the caller's hint, or up to twice the inputs), every
+  // argument after the call, and slack.
+  const size_t out_cap = in_bytes * 3 + n_sets * 2 * options.returns_bytes_hint + (16u << 20);
   const size_t arena = in_bytes + out_cap;
   UniqueFd mfd(::memfd_create("kg-call", MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (mfd.get() < 0) throw std::runtime_error(errno_text("memfd_create"));
@@ -261,7 +272,11 @@ CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_
   void* p = ::mmap(nullptr, arena, PROT_READ | PROT_WRITE, MAP_SHARED, mfd.get(), 0);
   if (p == MAP_FAILED) throw std::runtime_error(errno_text("mmap"));
   Mapping map(p, arena);
-  size_t used = wire::encode(inputs, map.data(), in_bytes);
+  size_t used = 0;
+  for (size_t k = 0; k < n_sets; ++k) {
+    set_bytes[k] = wire::encode(*sets[k], map.data() + used, in_bytes - used);
+    used += set_bytes[k];
+  }
 
   protocol::CallMsg m{};
   protocol::init_header(m, protocol::MsgType::Call);
@@ -275,6 +290,8 @@ CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_
   m.reps = static_cast<uint32_t>(reps);
   m.device = static_cast<uint32_t>(options.device == Device::Cuda ? protocol::DeviceKind::Cuda0 : protocol::DeviceKind::Cpu);
   m.flush_bytes = options.flush_bytes;
+  m.n_sets = static_cast<uint32_t>(n_sets);
+  for (size_t k = 0; k < n_sets; ++k) m.set_bytes[k] = set_bytes[k];
   for (const auto& v : options.output_like) {
     auto& spec = m.outputs[m.n_outputs++];
     if (!v.isTensor() || !v.toTensor().defined() || v.toTensor().dim() > 16)
@@ -367,16 +384,35 @@ CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_
     out.return_alias.push_back(a);
   }
   if (r->output_bytes > out_cap) return violation("runner claims " + std::to_string(r->output_bytes) + " output bytes in a region of " + std::to_string(out_cap));
-  std::vector<c10::IValue> values;
-  try {
-    values = wire::decode(map.data() + in_bytes, r->output_bytes);
-  } catch (const wire::WireError& e) {
-    return violation(std::string("output region: ") + e.what());
+  if (r->n_sets != n_sets) return violation("runner returned " + std::to_string(r->n_sets) + " output sets for " + std::to_string(n_sets) + " input sets");
+  uint64_t offset = 0;
+  for (size_t k = 0; k < n_sets; ++k) {
+    const uint64_t len = r->set_output_bytes[k];
+    if (len > r->output_bytes - offset)
+      return violation("output set " + std::to_string(k) + " of " + std::to_string(len) + " bytes runs past the " +
+                       std::to_string(r->output_bytes) + " output bytes");
+    std::vector<c10::IValue> values;
+    try {
+      values = wire::decode(map.data() + in_bytes + offset, len);
+    } catch (const wire::WireError& e) {
+      return violation("output region, set " + std::to_string(k) + ": " + e.what());
+    }
+    offset += len;
+    if (values.size() != n_returns + inputs.size())
+      return violation("output set " + std::to_string(k) + " holds " + std::to_string(values.size()) + " values, expected " +
+                       std::to_string(n_returns + inputs.size()));
+    CallOutcome::SetResult set;
+    set.returns.assign(values.begin(), values.begin() + static_cast<long>(n_returns));
+    set.args_after.assign(values.begin() + static_cast<long>(n_returns), values.end());
+    if (k == 0) {
+      out.returns = std::move(set.returns);
+      out.args_after = std::move(set.args_after);
+    } else {
+      out.more.push_back(std::move(set));
+    }
   }
-  if (values.size() != n_returns + inputs.size())
-    return violation("output region holds " + std::to_string(values.size()) + " values, expected " + std::to_string(n_returns + inputs.size()));
-  out.returns.assign(values.begin(), values.begin() + static_cast<long>(n_returns));
-  out.args_after.assign(values.begin() + static_cast<long>(n_returns), values.end());
+  if (offset != r->output_bytes)
+    return violation("output sets add up to " + std::to_string(offset) + " bytes, the runner claims " + std::to_string(r->output_bytes));
   out.kind = CallOutcome::Kind::Ok;
   return out;
 }

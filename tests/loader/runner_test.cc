@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
 
@@ -294,4 +295,73 @@ TEST(RunnerGpu, IllegalAddressKillsOnlyThatRunner) {
   ASSERT_EQ(err, "");
   EXPECT_EQ(fresh->call({at::randn({8})}, 1, 30, o).kind, CallOutcome::Kind::Ok);
   fresh->finish();
+}
+
+TEST(RunnerCall, TimedCallsRotateThroughInputSetsAndEachSetsOutputsComeBack) {
+  ASSERT_TRUE(fixture().built.ok);
+  auto r = start_loaded();
+  CallOptions o;
+  o.warmup = 1;
+  o.reps = 6;
+  for (int k = 0; k < 3; ++k) o.more_inputs.push_back(input(0));
+  auto in = input(0);
+  CallOutcome out = r->call(in, 1, 30, o);
+  ASSERT_EQ(out.kind, CallOutcome::Kind::Ok) << out.message;
+  EXPECT_TRUE(out.returns[0].toTensor().equal(in[0].toTensor().clamp_min(0)));
+  ASSERT_EQ(out.more.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {
+    const at::Tensor want = o.more_inputs[k][0].toTensor();
+    EXPECT_TRUE(out.more[k].returns[0].toTensor().equal(want.clamp_min(0))) << "set " << k + 1;
+    EXPECT_TRUE(out.more[k].args_after[0].toTensor().equal(want)) << "set " << k + 1;
+  }
+  // More sets than calls cannot all be used.
+  o.reps = 2;
+  o.warmup = 0;
+  EXPECT_THROW(r->call(in, 1, 30, o), std::invalid_argument);
+  r->finish();
+}
+
+// A kernel that memoises its output by the input's content (THREATS B7) and is slow on a miss:
+// timed on one value set it looks fast after the first call; rotated through fresh values every
+// call misses.
+TEST(RunnerCall, RotatedValuesDefeatAContentMemo) {
+  const char* memo = R"(#include <ATen/ATen.h>
+#include <chrono>
+#include <map>
+#include <thread>
+#include <vector>
+at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
+  static std::map<std::vector<float>, at::Tensor> seen;
+  at::Tensor c = self.contiguous();
+  std::vector<float> key(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+  auto it = seen.find(key);
+  if (it != seen.end()) return it->second.clone();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  at::Tensor out = self.clamp_min(0);
+  seen[key] = out.clone();
+  return out;
+}
+)";
+  TempDir dir;
+  OpFolder op = make_op(dir.path, "relu.default", {{"relu__default_implementation.cpp", memo}});
+  BuildResult built = build(op, options(dir.path));
+  ASSERT_TRUE(built.ok) << all_diagnostics(built);
+  auto r = RunnerClient::start(runner_options(built.artifact));
+  ASSERT_EQ(r->load(load_request(op, built, Device::Cpu)), "");
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  CallOptions same;
+  same.warmup = 1;
+  same.reps = 5;
+  CallOutcome replayed = r->call(input(0), 1, 60, same);
+  ASSERT_EQ(replayed.kind, CallOutcome::Kind::Ok) << replayed.message;
+  EXPECT_LT(median(replayed.times_s), 0.010) << "one value set: the memo hits (the contrast that makes this test able to fail)";
+  CallOptions rotated = same;
+  for (int k = 0; k < 5; ++k) rotated.more_inputs.push_back(input(0));
+  CallOutcome fresh = r->call(input(0), 1, 60, rotated);
+  ASSERT_EQ(fresh.kind, CallOutcome::Kind::Ok) << fresh.message;
+  EXPECT_GE(median(fresh.times_s), 0.015) << "every timed call saw new values: the memo never hits";
+  r->finish();
 }

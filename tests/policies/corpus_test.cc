@@ -61,6 +61,9 @@ struct Expect {
   // Set for an exploit kernelgate does not catch yet: the test is skipped with this reason, so
   // the gap stays listed (and visible in every test run) instead of silently passing.
   std::string known_gap;
+  // Extra `kernelgate eval` arguments (a suite whose shapes the cheat needs); {dir} is the
+  // exploit's folder.
+  std::string eval_args;
 };
 
 Expect read_expect(const std::string& dir) {
@@ -70,6 +73,8 @@ Expect read_expect(const std::string& dir) {
   e.detected_by = t["detected_by"].value_or(std::string());
   e.why = t["why"].value_or(std::string());
   e.known_gap = t["known_gap"].value_or(std::string());
+  e.eval_args = t["eval_args"].value_or(std::string());
+  for (size_t at; (at = e.eval_args.find("{dir}")) != std::string::npos;) e.eval_args.replace(at, 5, "'" + dir + "'");
   return e;
 }
 
@@ -140,7 +145,7 @@ void check_entry(const Corpus& c, const std::string& name) {
     if (!c.exploit) GTEST_SKIP() << "an honest cuda kernel is judged on a GPU (tools/gpu-check); no GPU here";
     if (e.detected_by != "static") GTEST_SKIP() << "caught at run time on a GPU (tools/gpu-check); no GPU here";
   }
-  const Outcome o = evaluate(c.kind, name, dir, c.cuda && have_gpu() ? "--device cuda" : "");
+  const Outcome o = evaluate(c.kind, name, dir, e.eval_args + (c.cuda && have_gpu() ? " --device cuda" : ""));
   const std::string what = c.exploit ? std::string(c.cuda ? "cuda exploit " : "exploit ") + name + " (expected rule " + e.rule +
                                            ", detected_by " + e.detected_by + ": " + e.why + ")"
                                      : std::string(c.cuda ? "legit cuda kernel " : "legit kernel ") + name;

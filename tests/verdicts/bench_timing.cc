@@ -2,7 +2,12 @@
 //   round trip  - supervisor wall per untimed call through the runner (encode, memfd, socket,
 //                 decode, call, encode back, decode), i.e. the price of one judged sample;
 //   timed loop  - the runner's reported median for eager ops vs the same op timed in-process
-//                 with a bare steady_clock loop (the loop's own overhead and the sandbox's cost).
+//                 with a bare steady_clock loop (the loop's own overhead and the sandbox's cost),
+//                 twice: without a cache flush, and with the flush the runner does by default
+//                 (a write walk over max(2x LLC, 64 MiB) before every timed call, done by the
+//                 bare loop too). The flushed figures include what a cold cache costs the op
+//                 (instruction cache and TLB too: a few microseconds for any op); the ratio
+//                 compares like with like.
 // Usage: bench_timing_overhead [reps]   (prints a table; run it on purpose, side by side)
 #include "kernelgate/loader.h"
 
@@ -15,6 +20,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 #include <vector>
 
 namespace {
@@ -24,16 +31,47 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-double bare_loop(const char* name, const char* overload, const std::vector<c10::IValue>& inputs, int reps) {
+// The runner's default CPU flush size (kg_runner.cc): twice the last-level cache, at least 64 MiB.
+size_t flush_size() {
+  size_t llc = 0;
+  for (int idx = 3; idx >= 2 && !llc; --idx) {
+    std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(idx) + "/size");
+    std::string s;
+    if (f >> s && !s.empty()) {
+      llc = std::strtoull(s.c_str(), nullptr, 10);
+      if (s.back() == 'K') llc <<= 10;
+      if (s.back() == 'M') llc <<= 20;
+    }
+  }
+  return std::max<size_t>(2 * llc, size_t{64} << 20);
+}
+
+void flush_walk(std::vector<uint8_t>& buf) {
+  static uint8_t counter = 0;
+  ++counter;
+  volatile uint8_t* p = buf.data();
+  for (size_t i = 0; i < buf.size(); i += 64) p[i] = static_cast<uint8_t>(p[i] + counter);
+}
+
+double bare_loop(const char* name, const char* overload, const std::vector<c10::IValue>& inputs, int reps, bool flush) {
   auto op = c10::Dispatcher::singleton().findSchemaOrThrow(name, overload);
   c10::InferenceMode guard;
+  std::vector<uint8_t> buf(flush ? flush_size() : 0);
   std::vector<double> t;
+  // The runner's order: fresh inputs replace the last ones, the call's outputs replace the last
+  // call's right after the timed region (see one_call in kg_runner.cc).
+  std::vector<c10::IValue> args, out;
   for (int i = 0; i < reps + 3; ++i) {
-    std::vector<c10::IValue> args = kg::loader::clone_values(inputs);
-    c10::Stack stack(args.begin(), args.end());
+    args = kg::loader::clone_values(inputs);
+    if (flush) flush_walk(buf);
     auto t0 = std::chrono::steady_clock::now();
-    op.callBoxed(&stack);
+    std::vector<c10::IValue> result = [&] {
+      c10::Stack stack(args.begin(), args.end());
+      op.callBoxed(&stack);
+      return std::vector<c10::IValue>(stack.begin(), stack.end());
+    }();
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out = std::move(result);
     if (i >= 3) t.push_back(s);
   }
   return median(t);
@@ -59,7 +97,8 @@ int main(int argc, char** argv) {
   kg::loader::RunnerOptions ro;
   ro.runner_path = kg::loader::default_runner_path();
   auto runner = kg::loader::RunnerClient::start(ro);
-  std::printf("%-14s %10s %14s %14s %14s %10s\n", "op", "numel", "round_trip_us", "runner_med_us", "inproc_med_us", "ratio");
+  std::printf("%-14s %8s %13s | %11s %11s %7s | %11s %11s %7s\n", "op", "numel", "round_trip_us", "runner_us", "bare_us",
+              "ratio", "runner_fl_us", "bare_fl_us", "ratio");
   for (const auto& c : cases) {
     if (std::string e = runner->load("", "", c.op); !e.empty()) {
       std::fprintf(stderr, "load %s: %s\n", c.op, e.c_str());
@@ -74,12 +113,22 @@ int main(int argc, char** argv) {
       }
       rt.push_back(out.supervisor_wall_s);
     }
-    auto timed = runner->call(c.inputs, 1, 600, 3, reps);
-    double in_runner = median(timed.times_s);
-    double in_proc = bare_loop(c.name, c.overload, c.inputs, reps);
+    auto timed_with = [&](int64_t flush_bytes) {
+      kg::loader::CallOptions o;
+      o.warmup = 3;
+      o.reps = reps;
+      o.flush_bytes = flush_bytes;
+      auto out = runner->call(c.inputs, 1, 600, o);
+      return median(out.times_s);
+    };
+    const double runner_plain = timed_with(-1), runner_flushed = timed_with(0);
+    const double bare_plain = bare_loop(c.name, c.overload, c.inputs, reps, false);
+    const double bare_flushed = bare_loop(c.name, c.overload, c.inputs, reps, true);
     int64_t numel = c.inputs[0].toTensor().numel();
-    std::printf("%-14s %10lld %14.1f %14.2f %14.2f %10.3f\n", c.op, static_cast<long long>(numel), median(rt) * 1e6, in_runner * 1e6,
-                in_proc * 1e6, in_proc > 0 ? in_runner / in_proc : 0.0);
+    auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+    std::printf("%-14s %8lld %13.1f | %11.2f %11.2f %7.3f | %11.2f %11.2f %7.3f\n", c.op, static_cast<long long>(numel),
+                median(rt) * 1e6, runner_plain * 1e6, bare_plain * 1e6, ratio(runner_plain, bare_plain), runner_flushed * 1e6,
+                bare_flushed * 1e6, ratio(runner_flushed, bare_flushed));
   }
   runner->finish();
   return 0;

@@ -106,6 +106,8 @@ std::vector<std::string> suite_ops(const std::string& suite);
 // Ops a suite's data or generators name that it leaves out, each with the reason (not in the
 // linked libtorch, random or uninitialised reference, another namespace).
 std::vector<std::pair<std::string, std::string>> suite_left_out(const std::string& suite);
+// Whether a suite name is a path: a trace file or a directory of them (it has a '/' or ends in .txt).
+bool suite_is_path(const std::string& suite);
 // One line describing a suite (for `kernelgate ops`); "" for an unknown suite.
 std::string suite_description(const std::string& suite);
 
@@ -186,6 +188,7 @@ struct Violation {
 struct Timing {
   std::string sample;
   int reps = 0;
+  int value_sets = 1;         // distinct input values the warm-up and timed calls rotated through
   double candidate_median_s = 0;
   double candidate_iqr_s = 0;
   double eager_median_s = 0;

@@ -151,6 +151,10 @@ struct CallOptions {
   // Bytes the returns are expected to take encoded (e.g. the reference's): the output region is
   // sized for twice that on top of the inputs, so ops whose outputs dwarf their inputs fit.
   size_t returns_bytes_hint = 0;
+  // Further value sets for the warm-up and timed calls to rotate through (same argument kinds,
+  // shapes and dtypes as the inputs; reps > 0, at most protocol::kMaxInputSets in all, and no more
+  // than warmup + reps). The returns of each set's last call come back in CallOutcome::more.
+  std::vector<std::vector<c10::IValue>> more_inputs;
 };
 
 struct RunnerOptions {
@@ -165,6 +169,11 @@ struct CallOutcome {
   Kind kind = Kind::Died;
   std::vector<c10::IValue> returns;      // the call's returns
   std::vector<c10::IValue> args_after;   // every argument after the call (tensors show mutation)
+  // Per CallOptions::more_inputs set: the returns of its last call and its arguments after it.
+  struct SetResult {
+    std::vector<c10::IValue> returns, args_after;
+  };
+  std::vector<SetResult> more;
   std::vector<double> times_s;           // runner-reported per-call times (timed calls only)
   // Per timed call: how long the device took to become idle after the call's end was recorded
   // (work escaping the timed stream shows here; CPU: 0). Evidence for the supervisor.

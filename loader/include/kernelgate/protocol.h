@@ -3,10 +3,11 @@
 //
 // Control: a SOCK_SEQPACKET socketpair, the runner's end is fd 3. Every message is one
 // fixed-size struct below; a Call carries a memfd in SCM_RIGHTS.
-// Data: the memfd holds an input region and an output region, each an encoded value list
-// (see wire.h): the supervisor writes the inputs, the runner writes the call's returns followed
-// by the post-call state of every tensor argument. The supervisor decodes the output region as
-// hostile bytes.
+// Data: the memfd holds an input region and an output region of encoded value lists (see
+// wire.h): the supervisor writes one or more input sets back to back (the same arguments with
+// different values; warm-up and timed calls rotate through them), the runner writes, per set, the
+// returns of that set's last call followed by the post-call state of every argument. The
+// supervisor decodes the output region as hostile bytes.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +18,8 @@ constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 // 2: LoadMsg kind/device, CallMsg device/flush/output specs, CallResultMsg timer, idle waits
 //    and evidence bits.
 // 3: CallResultMsg dispatched operators and per-return aliasing; evidence bits 4-8.
-constexpr uint32_t kVersion = 3;
+// 4: input sets (CallMsg n_sets/set_bytes, CallResultMsg n_sets/set_output_bytes).
+constexpr uint32_t kVersion = 4;
 constexpr int kRunnerFd = 3;
 
 enum class MsgType : uint32_t {
@@ -56,6 +58,7 @@ enum Evidence : uint32_t {
 constexpr uint32_t kMaxDispatched = 16;       // distinct operators reported per Call
 constexpr uint32_t kDispatchedNameBytes = 96; // each NUL-terminated
 constexpr uint32_t kMaxReturnAlias = 16;      // returns whose aliasing is reported
+constexpr uint32_t kMaxInputSets = 1024;      // value sets one Call rotates through (> kMaxTimedReps)
 constexpr int32_t kAliasNone = -1;            // the return shares storage with no argument
 constexpr int32_t kAliasNotTensor = -2;       // the return is not one defined tensor (list, number, undefined)
 
@@ -103,6 +106,11 @@ struct CallMsg {
   uint32_t device;           // DeviceKind: inputs are copied there before each call
   uint32_t n_outputs;        // nvrtc kind: outputs the runner allocates (dtype and shape below)
   int64_t flush_bytes;       // cache flush before each timed call: 0 = default, -1 = none
+  // Input sets: set k is set_bytes[k] bytes from input_offset + the sizes of the sets before it;
+  // together exactly input_bytes. Call c of the warm-up and timed calls uses set c % n_sets.
+  uint32_t n_sets;           // 1..kMaxInputSets (more than one only with reps > 0)
+  uint32_t reserved;
+  uint64_t set_bytes[kMaxInputSets];
   struct OutputSpec {
     int32_t dtype;           // c10::ScalarType
     uint32_t ndim;
@@ -120,7 +128,10 @@ struct CallResultMsg {
   uint64_t call_id;
   uint32_t status;           // CallStatus
   uint32_t n_times;
-  uint64_t output_bytes;     // bytes written into the output region
+  uint64_t output_bytes;     // bytes written into the output region: the sets' lists back to back
+  uint32_t n_sets;           // equal to the Call's
+  uint32_t reserved;
+  uint64_t set_output_bytes[kMaxInputSets];  // per set: its encoded list (returns, then arguments)
   double times_s[kMaxTimedReps];  // per timed call, the runner's own clock (evidence, never trusted alone)
   double idle_wait_s[kMaxTimedReps];  // per timed call: end event reached -> device idle
   uint32_t timer;            // Timer
