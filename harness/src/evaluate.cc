@@ -327,7 +327,10 @@ class OpEvaluation {
       if (j) passed.push_back(std::move(*j));
     }
     if (!run_.options.repro) run_trials(all, passed);
-    if (run_.options.timing && pol_.timing && r_.failures.empty() && !passed.empty()) time_samples(all, passed);
+    if (run_.options.timing && pol_.timing && r_.failures.empty() && !passed.empty()) {
+      time_samples(all, passed);
+      unpoisoned_check(all, passed);
+    }
     if (runner_ && runner_->alive()) {
       sandbox::Record rec = runner_->finish();
       if (rec.status == sandbox::Status::SV)
@@ -660,9 +663,11 @@ class OpEvaluation {
   // One trial call. A wrong answer no rule explains is stateful_output when `unexplained_is_state`
   // (the sample passed before on the same runner).
   Trial call_trial(const Sample& s, const Judged& j, const std::string& inputs_key, const std::string& context,
-                   bool unexplained_is_state) {
+                   bool unexplained_is_state, bool poison = true) {
     if (!runner_ || !runner_->alive()) return Trial::Gone;
-    loader::CallOutcome out = runner_->call(j.inputs, schema_->returns().size(), pol_.run_call_time_s, call_options(j.ref_returns));
+    loader::CallOptions options = call_options(j.ref_returns);
+    options.poison = poison;
+    loader::CallOutcome out = runner_->call(j.inputs, schema_->returns().size(), pol_.run_call_time_s, options);
     runner_evidence(out, trace::format_call(s.call));
     if (out.kind != loader::CallOutcome::Kind::Ok) {
       r_.failures.push_back(failure(s, j.index, j.inputs, out.kind == loader::CallOutcome::Kind::OpError ? "runtime_error" : "crash",
@@ -675,6 +680,31 @@ class OpEvaluation {
     if (!record_wrong(s, j.index, j, out, mism.front(), context) && unexplained_is_state)
       violation("stateful_output", trace::format_call(s.call) + " passed on its first call and is wrong " + context + mism.front().detail);
     return Trial::Wrong;
+  }
+
+  // After timing, one more judged call on the largest timed sample (fresh values) in the state
+  // timed calls run in: no allocation poisoning, which is otherwise the one thing a kernel can read
+  // to tell a judged call from a timed one (c10's junk-fill flag). A kernel that cheats only when
+  // it thinks it is timed (hands the work to a thread, skips it) does so here, under the judged
+  // call's after-return watch and comparison. CPU only: nothing is poisoned on cuda:0.
+  void unpoisoned_check(const std::vector<Sample>& all, const std::vector<Judged>& timed) {
+    if (timed.empty() || run_.device() != loader::Device::Cpu) return;
+    const Judged& largest = timed.front();
+    const Sample& s = all[largest.index];
+    std::mt19937_64 rng = sample_rng(run_.seed, folder_.op, rng_index(largest.index) + 500000);
+    Judged j;
+    j.index = largest.index;
+    try {
+      j.inputs = make_inputs(*schema_, s, rng);
+      reference(j);
+    } catch (const std::exception&) {
+      return;
+    }
+    if (call_trial(s, j, "s" + std::to_string(j.index) + "u", "on a judged call made without allocation poisoning, as timed calls are: ",
+                   false, /*poison=*/false) == Trial::Wrong)
+      violation("shape_specialisation", trace::format_call(s.call) +
+                                            " is right on judged calls and wrong on one made in the state of a timed call (no allocation "
+                                            "poisoning): the kernel reads the runner's state to tell evaluation from benchmarking");
   }
 
   // The timed call count: enough calls for the policy's min_seconds of measured time, from a short

@@ -309,7 +309,8 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
       g_op->prepare(args, m);
       if (!timed) {
         const size_t threads_before = thread_count();
-        runner::CallWatch watch(++g_call_no, g_called_name, g_submission, !on_cuda);
+        const bool poison = !on_cuda && !(m.flags & protocol::kCallNoPoison);
+        runner::CallWatch watch(++g_call_no, g_called_name, g_submission, poison);
         out = g_op->run(args);
         std::optional<runner::Snapshot> after_return;
         if (judged && !on_cuda) {

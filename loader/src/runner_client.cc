@@ -291,6 +291,7 @@ CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_
   m.device = static_cast<uint32_t>(options.device == Device::Cuda ? protocol::DeviceKind::Cuda0 : protocol::DeviceKind::Cpu);
   m.flush_bytes = options.flush_bytes;
   m.n_sets = static_cast<uint32_t>(n_sets);
+  m.flags = options.poison ? 0u : static_cast<uint32_t>(protocol::kCallNoPoison);
   for (size_t k = 0; k < n_sets; ++k) m.set_bytes[k] = set_bytes[k];
   for (const auto& v : options.output_like) {
     auto& spec = m.outputs[m.n_outputs++];

@@ -155,6 +155,9 @@ struct CallOptions {
   // shapes and dtypes as the inputs; reps > 0, at most protocol::kMaxInputSets in all, and no more
   // than warmup + reps). The returns of each set's last call come back in CallOutcome::more.
   std::vector<std::vector<c10::IValue>> more_inputs;
+  // Untimed calls normally run with allocation poisoning armed; false runs the judged call in the
+  // state timed calls see (a kernel must not be able to tell the two apart).
+  bool poison = true;
 };
 
 struct RunnerOptions {

@@ -18,7 +18,7 @@ constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 // 2: LoadMsg kind/device, CallMsg device/flush/output specs, CallResultMsg timer, idle waits
 //    and evidence bits.
 // 3: CallResultMsg dispatched operators and per-return aliasing; evidence bits 4-8.
-// 4: input sets (CallMsg n_sets/set_bytes, CallResultMsg n_sets/set_output_bytes).
+// 4: input sets (CallMsg n_sets/set_bytes, CallResultMsg n_sets/set_output_bytes), CallMsg flags.
 constexpr uint32_t kVersion = 4;
 constexpr int kRunnerFd = 3;
 
@@ -59,6 +59,11 @@ constexpr uint32_t kMaxDispatched = 16;       // distinct operators reported per
 constexpr uint32_t kDispatchedNameBytes = 96; // each NUL-terminated
 constexpr uint32_t kMaxReturnAlias = 16;      // returns whose aliasing is reported
 constexpr uint32_t kMaxInputSets = 1024;      // value sets one Call rotates through (> kMaxTimedReps)
+
+// CallMsg flags.
+enum CallFlag : uint32_t {
+  kCallNoPoison = 1u << 0,  // the judged call runs without allocation poisoning, as timed calls do
+};
 constexpr int32_t kAliasNone = -1;            // the return shares storage with no argument
 constexpr int32_t kAliasNotTensor = -2;       // the return is not one defined tensor (list, number, undefined)
 
@@ -109,7 +114,7 @@ struct CallMsg {
   // Input sets: set k is set_bytes[k] bytes from input_offset + the sizes of the sets before it;
   // together exactly input_bytes. Call c of the warm-up and timed calls uses set c % n_sets.
   uint32_t n_sets;           // 1..kMaxInputSets (more than one only with reps > 0)
-  uint32_t reserved;
+  uint32_t flags;            // CallFlag bits
   uint64_t set_bytes[kMaxInputSets];
   struct OutputSpec {
     int32_t dtype;           // c10::ScalarType
