@@ -48,11 +48,12 @@ const RuleCheck kChecks[] = {
      "fresh-input trial rounds and two identical repeats of a passing call: right on the first call, wrong later"},
     {"nondeterministic_output", "B9", kTrials, "two identical repeats of a passing call must give the same answer"},
     {"async_escape", "B10", kRunner,
-     "runner evidence after every call: threads the kernel started still running when it returned; on a GPU, the device "
-     "still busy after the call's recorded end"},
+     "runner evidence after every call: outputs or arguments that change after a judged call returned (CPU), threads the "
+     "kernel started still running when it returned, on a GPU the device still busy after the call's recorded end; and one "
+     "judged call after timing made in a timed call's state (no allocation poisoning)"},
     {"impossible_speed", "B11", kTimed,
-     "timing: the candidate's median on each timed sample against the roofline floor (output bytes at the measured peak "
-     "bandwidth, matmul-family flops at the peak rate)"},
+     "timing: the candidate's median on each timed sample, every timed call on values no earlier call saw, against the "
+     "roofline floor (output bytes at the measured peak bandwidth, matmul-family flops at the peak rate)"},
     {"timer_tampering", "B12", kStatic,
      "static: exports of clock or runtime symbols (interposition), imports of clocks and code-patching tools (mprotect, "
      "syscall, dl_iterate_phdr), text relocations, writable+executable segments, an executable stack"},
