@@ -623,15 +623,9 @@ class OpEvaluation {
     for (int64_t factor : {4, 2}) {
       std::optional<Sample> big = enlarged_sample(s, factor);
       if (!big || spec_numel(*big) > max_numel || spec_numel(*big) <= spec_numel(s)) continue;
-      std::mt19937_64 rng = sample_rng(run_.seed, folder_.op, rng_index(largest.index) + 300000);
-      Judged j;
-      j.index = largest.index;
-      try {
-        j.inputs = make_inputs(*schema_, *big, rng);
-        reference(j);
-      } catch (const std::exception&) {
-        continue;  // sizes tied to other arguments (views, splits): not scalable this way
-      }
+      std::optional<Judged> drawn = draw_judged(*big, largest.index, rng_index(largest.index) + 300000);
+      if (!drawn) continue;  // sizes tied to other arguments (views, splits): not scalable this way
+      const Judged& j = *drawn;
       const std::string context = "on its largest sample with sizes x" + std::to_string(factor) + ": ";
       if (call_trial(*big, j, "s" + std::to_string(j.index) + "x" + std::to_string(factor), context, false) != Trial::Right)
         min_fail_numel_ = std::min(min_fail_numel_, input_numel(j.inputs));
@@ -682,6 +676,21 @@ class OpEvaluation {
     return Trial::Wrong;
   }
 
+  // Fresh values for sample `s` (drawn from the run's seed at `seed_index`) with their reference;
+  // nothing when they cannot be drawn or the reference rejects them.
+  std::optional<Judged> draw_judged(const Sample& s, size_t index, size_t seed_index) const {
+    std::mt19937_64 rng = sample_rng(run_.seed, folder_.op, seed_index);
+    Judged j;
+    j.index = index;
+    try {
+      j.inputs = make_inputs(*schema_, s, rng);
+      reference(j);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    return j;
+  }
+
   // After timing, one more judged call on the largest timed sample (fresh values) in the state
   // timed calls run in: no allocation poisoning, which is otherwise the one thing a kernel can read
   // to tell a judged call from a timed one (c10's junk-fill flag). A kernel that cheats only when
@@ -691,16 +700,9 @@ class OpEvaluation {
     if (timed.empty() || run_.device() != loader::Device::Cpu) return;
     const Judged& largest = timed.front();
     const Sample& s = all[largest.index];
-    std::mt19937_64 rng = sample_rng(run_.seed, folder_.op, rng_index(largest.index) + 500000);
-    Judged j;
-    j.index = largest.index;
-    try {
-      j.inputs = make_inputs(*schema_, s, rng);
-      reference(j);
-    } catch (const std::exception&) {
-      return;
-    }
-    if (call_trial(s, j, "s" + std::to_string(j.index) + "u", "on a judged call made without allocation poisoning, as timed calls are: ",
+    std::optional<Judged> j = draw_judged(s, largest.index, rng_index(largest.index) + 500000);
+    if (!j) return;
+    if (call_trial(s, *j, "s" + std::to_string(j->index) + "u", "on a judged call made without allocation poisoning, as timed calls are: ",
                    false, /*poison=*/false) == Trial::Wrong)
       violation("shape_specialisation", trace::format_call(s.call) +
                                             " is right on judged calls and wrong on one made in the state of a timed call (no allocation "
@@ -737,16 +739,9 @@ class OpEvaluation {
     const size_t want = std::min<size_t>({protocol::kMaxInputSets, static_cast<size_t>(std::max(calls, 1)), kRotationBytes / bytes});
     std::vector<Judged> out;
     for (size_t k = 1; k < want; ++k) {
-      std::mt19937_64 rng = sample_rng(run_.seed, folder_.op, rng_index(j.index) + 400000 + k);
-      Judged x;
-      x.index = j.index;
-      try {
-        x.inputs = make_inputs(*schema_, s, rng);
-        reference(x);
-      } catch (const std::exception&) {
-        break;  // the judged values stay the only set
-      }
-      out.push_back(std::move(x));
+      std::optional<Judged> x = draw_judged(s, j.index, rng_index(j.index) + 400000 + k);
+      if (!x) break;  // the sets drawn so far stay
+      out.push_back(std::move(*x));
     }
     return out;
   }

@@ -115,7 +115,6 @@ std::vector<Sample> trace_path_samples(const std::string& path, size_t per_op,
 
 std::vector<Sample> trace_samples(const std::vector<fs::path>& files, size_t per_op, bool special_values_sample,
                                   std::vector<std::pair<std::string, std::string>>* left_out) {
-
   std::map<std::string, std::map<std::string, Merged>> ops;  // op -> spec text -> merged call
   std::map<std::string, size_t> too_large;
   std::map<std::string, std::string> foreign;  // non-aten operator -> first file naming it
@@ -190,10 +189,10 @@ std::vector<Sample> trace_samples(const std::vector<fs::path>& files, size_t per
       s.label = "cnt " + std::to_string(m->count) + ", " + src;
       out.push_back(std::move(s));
     }
-    // The opinfo suite (special_values_sample) also runs its first floating-point sample with special values, except for
-    // matrix functions (decompositions, inverses, exponentials), where NaN and huge entries make
-    // the result depend on the order of operations (the runner uses one thread, the reference may
-    // use more) rather than test the kernel.
+    // With special_values_sample (the opinfo suite) the first floating-point sample runs again with
+    // special values, except for matrix functions (decompositions, inverses, exponentials), where
+    // NaN and huge entries make the result depend on the order of operations (the runner uses one
+    // thread, the reference may use more) rather than test the kernel.
     static const char* const kMatrixFunctions[] = {"linalg_", "_linalg_", "matrix_exp", "inverse", "det", "logdet", "slogdet",
                                                    "cholesky", "lu", "qr", "svd", "symeig", "triangular_solve", "lstsq", "pinverse",
                                                    "matrix_power", "geqrf", "orgqr", "ormqr", "eig", "_lu"};

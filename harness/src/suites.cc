@@ -121,16 +121,6 @@ std::string unreliable_reference(const Sample& s) {
   return "";
 }
 
-}  // namespace
-
-// A suite named by a path: a trace file in BackendBench's format or a directory of them, read
-// like the traces suite.
-bool suite_is_path(const std::string& suite) {
-  return suite.find('/') != std::string::npos || (suite.size() > 4 && suite.compare(suite.size() - 4, 4, ".txt") == 0);
-}
-
-namespace {
-
 struct Loaded {
   std::vector<Sample> samples;
   std::vector<std::string> ops;
@@ -213,6 +203,12 @@ std::vector<std::string> suite_names() {
   std::vector<std::string> out;
   for (const auto& s : kSuites) out.push_back(s.name);
   return out;
+}
+
+// A suite named by a path: a trace file in BackendBench's format or a directory of them, read
+// like the traces suite.
+bool suite_is_path(const std::string& suite) {
+  return suite.find('/') != std::string::npos || (suite.size() > 4 && suite.compare(suite.size() - 4, 4, ".txt") == 0);
 }
 
 std::string suite_description(const std::string& suite) {

@@ -114,12 +114,6 @@ uint32_t cpu_flush(int64_t bytes) {
   return 0;
 }
 
-// Whether the process has more threads than `before` and keeps them for a grace period. A thread
-// the call joined can still be listed for a moment: the join returns when the thread's tid is
-// cleared, before the kernel drops it from /proc/self/task (legit kernels that join their threads
-// were flagged under load). One still there after 20 ms was left running.
-bool threads_left_running(size_t before);
-
 size_t thread_count() {
   size_t n = 0;
   if (DIR* d = ::opendir("/proc/self/task")) {
@@ -130,6 +124,10 @@ size_t thread_count() {
   return n;
 }
 
+// Whether the process has more threads than `before` and keeps them for a grace period. A thread
+// the call joined can still be listed for a moment: the join returns when the thread's tid is
+// cleared, before the kernel drops it from /proc/self/task (legit kernels that join their threads
+// were flagged under load). One still there after 20 ms was left running.
 bool threads_left_running(size_t before) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
   while (thread_count() > before) {
@@ -243,14 +241,16 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
     p = ::mmap(nullptr, m.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (fd >= 0) ::close(fd);
   const bool on_cuda = m.device == static_cast<uint32_t>(protocol::DeviceKind::Cuda0);
-  // Input sets: at least one, exactly covering the input region; more than one only for timed calls.
-  const uint32_t n_sets = m.n_sets == 0 ? 1 : m.n_sets;
-  bool sets_ok = n_sets <= protocol::kMaxInputSets && (n_sets == 1 || (m.reps > 0 && n_sets <= uint64_t{m.warmup} + m.reps));
+  // Input sets: at least one, exactly covering the input region; more than one only for timed
+  // calls, and no more than there are calls.
+  const uint32_t n_sets = m.n_sets;
+  bool sets_ok = n_sets >= 1 && n_sets <= protocol::kMaxInputSets && (n_sets == 1 || (m.reps > 0 && n_sets <= uint64_t{m.warmup} + m.reps));
+  std::vector<size_t> set_offset(sets_ok ? n_sets : 0);  // from input_offset
   uint64_t sets_total = 0;
   for (uint32_t k = 0; sets_ok && k < n_sets; ++k) {
-    const uint64_t b = m.n_sets == 0 ? m.input_bytes : m.set_bytes[k];
-    sets_ok = b <= m.input_bytes - sets_total;
-    sets_total += sets_ok ? b : 0;
+    sets_ok = m.set_bytes[k] <= m.input_bytes - sets_total;
+    set_offset[k] = sets_total;
+    sets_total += sets_ok ? m.set_bytes[k] : 0;
   }
   sets_ok = sets_ok && sets_total == m.input_bytes;
   std::string bad = !g_op ? "no op loaded" : p == MAP_FAILED ? "bad call region" : !sets_ok ? "bad input sets"
@@ -268,12 +268,7 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
     const uint32_t reps = std::min<uint32_t>(m.reps, protocol::kMaxTimedReps);
     // Per input set: its arguments and the returns of its latest call.
     std::vector<std::vector<c10::IValue>> set_args(n_sets), set_out(n_sets);
-    std::vector<const uint8_t*> set_data(n_sets);
-    std::vector<size_t> set_len(n_sets);
-    for (size_t k = 0, offset = 0; k < n_sets; offset += set_len[k], ++k) {
-      set_data[k] = base + m.input_offset + offset;
-      set_len[k] = m.n_sets == 0 ? m.input_bytes : m.set_bytes[k];
-    }
+    auto decode_set = [&](uint32_t k) { return kg::wire::decode(base + m.input_offset + set_offset[k], m.set_bytes[k]); };
     r->timer = static_cast<uint32_t>(on_cuda ? protocol::Timer::CudaEvent : protocol::Timer::SteadyClock);
     // Every call gets its own exact copy of its set's inputs, decoded outside the timed region,
     // so no call sees another's mutations, and consecutive calls see different values when the
@@ -283,7 +278,7 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
 #if KG_RUNNER_CUDA
     if (on_cuda)
       for (uint32_t k = 0; k < n_sets; ++k) {
-        on_device[k] = kg::wire::decode(set_data[k], set_len[k]);
+        on_device[k] = decode_set(k);
         runner::to_cuda(on_device[k]);
       }
 #endif
@@ -305,7 +300,7 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
       if (on_cuda) args = runner::cuda_fresh_copies(on_device[k]);
       else
 #endif
-        args = kg::wire::decode(set_data[k], set_len[k]);
+        args = decode_set(k);
       g_op->prepare(args, m);
       if (!timed) {
         const size_t threads_before = thread_count();
