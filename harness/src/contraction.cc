@@ -1,21 +1,12 @@
 // Which overloads are contractions (sums of products), for the comparison's non-finite rule.
 #include "kernelgate/harness.h"
+#include "op_name.h"
 
 #include <set>
 #include <sstream>
 
 namespace kg::harness {
 namespace {
-
-// "aten::addmm_.default" -> "addmm": no namespace, no overload, in-place and out forms alike.
-std::string base_name(const std::string& op) {
-  std::string k = op;
-  for (const std::string prefix : {"aten::", "aten."})
-    if (k.rfind(prefix, 0) == 0) k = k.substr(prefix.size());
-  k = k.substr(0, k.find('.'));
-  while (!k.empty() && k.back() == '_') k.pop_back();
-  return k;
-}
 
 // The convolution family by name component, so every backend's variant is covered
 // (conv2d, conv_transpose1d, _convolution, slow_conv3d, cudnn_convolution_relu, thnn_conv2d,
@@ -39,7 +30,7 @@ bool is_contraction(const std::string& op) {
       "linalg_multi_dot", "linalg_vecdot", "_addmm_activation", "mkldnn_linear", "matmul_backward",
       "linear_backward", "_scaled_mm", "_sparse_mm",    "_sparse_addmm", "sspaddmm",    "hspmm",
       "smm",         "sparse_sampled_addmm"};
-  const std::string base = base_name(op);
+  const std::string base = op_base_name(op);
   return names.count(base) > 0 || is_convolution(base);
 }
 

@@ -199,6 +199,9 @@ c10::IValue convert(const c10::Argument& a, const c10::TypePtr& type, const trac
       return convert(a, type->castRaw<c10::OptionalType>()->getElementType(), v, draw);
     case c10::TypeKind::TensorType:
       if (v.kind == K::Int || v.kind == K::Float || v.kind == K::Bool) return wrapped_number(v);
+      // A `Tensor` argument may still be undefined (attn_bias of the efficient-attention
+      // backward): traces record that as None.
+      if (v.kind == K::None) return at::Tensor();
       if (v.kind != K::Tensor) type_error(a, v, "expected a tensor");
       return draw.next_tensor(v.tensor);
     case c10::TypeKind::IntType:
@@ -393,6 +396,10 @@ void apply_to_tensor(const ArgRule& r, at::Tensor t, int64_t bound, int64_t uniq
         for (int64_t d = t.dim() - r.unique_trailing; d < t.dim(); ++d) k *= t.size(d);
         return k;
       }();
+      if (r.unique_trailing > 0 && block > bound)
+        throw UnsatisfiableSample("argument '" + r.arg + "' needs " + std::to_string(block) +
+                                  " distinct indices per plane, but '" + r.size_of + "' has only " + std::to_string(bound) +
+                                  " positions (two inputs would race for one output)");
       if (block > 0 && block <= bound) {
         values = rd.unique(n / block, block, bound).view(t.sizes());
       } else if (unique_dim >= 0 && t.dim() > 0) {

@@ -227,6 +227,14 @@ TEST(InputsRules, MaxUnpoolIndicesAreDistinctWithinEachPlane) {
   }
 }
 
+TEST(InputsRules, MaxUnpoolWithMoreInputsThanOutputsPerPlaneIsUnsatisfiable) {
+  // 8 x 16 = 128 inputs per plane into 3 x 6 = 18 outputs: some two must share an output and
+  // race (the H200 saw this on an opinfo sample enlarged x4 while output_size stayed put).
+  EXPECT_THROW(inputs(sample("max_unpool2d.default", "((T([8, 8, 8, 16], f32), T([8, 8, 8, 16], i64), [3, 6]), {})")),
+               UnsatisfiableSample);
+  EXPECT_NO_THROW(inputs(sample("max_unpool2d.default", "((T([8, 8, 2, 9], f32), T([8, 8, 2, 9], i64), [3, 6]), {})")));
+}
+
 TEST(InputsRules, IndicesIntoAnEmptyDimensionMakeTheSampleUnsatisfiable) {
   // No valid index exists; the sample is skipped before the reference (on cuda:0 an out-of-range
   // index is a device-side assert that ends the supervisor's CUDA context).
@@ -275,6 +283,15 @@ TEST(InputsRules, DomainsForNormsLossesAndDivision) {
   auto ss = inputs(sample("searchsorted.Tensor", "((T([3, 20], f32), T([3, 5], f32)), {})"));
   at::Tensor seq = ss[0].toTensor();
   EXPECT_TRUE(seq.diff(1, -1).ge(0).all().item<bool>());
+}
+
+TEST(InputsConversion, NoneForATensorArgumentIsAnUndefinedTensor) {
+  // Recorded traces hold None where a model passed an undefined tensor to a `Tensor` argument
+  // (attn_bias of _scaled_dot_product_efficient_attention_backward); the dispatcher accepts it.
+  auto in = inputs(sample("add.Tensor", "((T([3], f32), None), {})"));
+  ASSERT_TRUE(in[1].isTensor());
+  EXPECT_FALSE(in[1].toTensor().defined());
+  EXPECT_TRUE(in[0].toTensor().defined());
 }
 
 TEST(InputsRules, ExplicitSampleRulesReplaceTheBuiltinOnes) {

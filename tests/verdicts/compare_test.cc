@@ -4,6 +4,7 @@
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+#include <torch/csrc/jit/frontend/function_schema_parser.h>
 
 #include <cmath>
 #include <limits>
@@ -219,4 +220,64 @@ TEST(VerdictJudge, InPlaceOpIsJudgedOnTheMutatedArgument) {
   EXPECT_EQ(mo[0].category, "input_mutated");
   std::vector<c10::IValue> good{result, other.clone(), c10::IValue(1)};
   EXPECT_TRUE(judge_call(schema, before, ref_ret, ref_after, ref_ret, good, strict(), "add_.Tensor").empty());
+}
+
+TEST(VerdictJudge, UnspecifiedOutputsAreNotJudged) {
+  // nll_loss2d_forward with reduction='none' (0): CUDA leaves total_weight unwritten.
+  const auto& nll = kg::loader::aten_schema("nll_loss2d_forward.default");
+  at::Tensor self = at::randn({2, 3, 2, 2}), target = at::zeros({2, 2, 2}, at::kLong);
+  at::Tensor out = at::randn({2, 2, 2});
+  std::vector<c10::IValue> none{self, target, c10::IValue(), c10::IValue(int64_t{0}), c10::IValue(int64_t{-100})};
+  std::vector<c10::IValue> ref{out, at::tensor(117.f)};
+  std::vector<c10::IValue> garbage{out.clone(), at::tensor(0.f)};
+  EXPECT_TRUE(judge_call(nll, none, ref, none, garbage, none, strict(), "nll_loss2d_forward.default").empty());
+  // The output itself is still judged, and with reduction='mean' (1) so is total_weight.
+  std::vector<c10::IValue> wrong_out{at::zeros({2, 2, 2}), at::tensor(117.f)};
+  EXPECT_EQ(judge_call(nll, none, ref, none, wrong_out, none, strict(), "nll_loss2d_forward.default").size(), 1u);
+  std::vector<c10::IValue> mean{self, target, c10::IValue(), c10::IValue(int64_t{1}), c10::IValue(int64_t{-100})};
+  auto m = judge_call(nll, mean, ref, mean, garbage, mean, strict(), "nll_loss2d_forward.default");
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].where, "return 1");
+
+  // The out= overload: the total_weight argument is skipped the same way.
+  const auto& nll_out = kg::loader::aten_schema("nll_loss_forward.output");
+  at::Tensor s2 = at::randn({4, 3}), t2 = at::zeros({4}, at::kLong), o2 = at::randn({4});
+  std::vector<c10::IValue> before{s2, t2, c10::IValue(), c10::IValue(int64_t{0}), c10::IValue(int64_t{-100}), o2, at::tensor(1.f)};
+  std::vector<c10::IValue> ref_after{s2, t2, c10::IValue(), c10::IValue(int64_t{0}), c10::IValue(int64_t{-100}), o2, at::tensor(5.f)};
+  std::vector<c10::IValue> cand_after{s2, t2, c10::IValue(), c10::IValue(int64_t{0}), c10::IValue(int64_t{-100}), o2, at::tensor(-3.f)};
+  std::vector<c10::IValue> rets_ref{o2, at::tensor(5.f)}, rets_cand{o2, at::tensor(-3.f)};
+  EXPECT_TRUE(judge_call(nll_out, before, rets_ref, ref_after, rets_cand, cand_after, strict(), "nll_loss_forward.output").empty());
+  auto u = kg::harness::unspecified_outputs(nll_out, before);
+  EXPECT_EQ(u.returns, (std::vector<bool>{false, true}));
+  EXPECT_FALSE(u.args[5]);
+  EXPECT_TRUE(u.args[6]);
+
+  // _embedding_bag_forward_only: only the bags themselves are specified.
+  const auto& bag = kg::loader::aten_schema("_embedding_bag_forward_only.default");
+  auto ub = kg::harness::unspecified_outputs(bag, {at::randn({5, 5}), at::zeros({6}, at::kLong), at::zeros({3}, at::kLong)});
+  EXPECT_EQ(ub.returns, (std::vector<bool>{false, true, true, true}));
+  // Nothing is unspecified for an ordinary op.
+  EXPECT_EQ(kg::harness::unspecified_outputs(kg::loader::aten_schema("native_dropout.default"), {at::randn({3}), 0.5, true}).returns,
+            (std::vector<bool>{false, false}));
+}
+
+TEST(VerdictJudge, AttentionRandomStateAndUnrequestedLogsumexpAreUnspecified) {
+  // PyTorch 2.x's schema (libtorch 1.13 has no such op): the dropout seeds are generator state.
+  const c10::FunctionSchema sdpa = torch::jit::parseSchema(
+      "aten::_scaled_dot_product_efficient_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, "
+      "bool compute_log_sumexp, float dropout_p=0.0, bool is_causal=False, *, float? scale=None) -> "
+      "(Tensor output, Tensor log_sumexp, Tensor philox_seed, Tensor philox_offset)");
+  at::Tensor q = at::randn({1, 2, 4, 8});
+  auto without = kg::harness::unspecified_outputs(sdpa, {q, q, q, c10::IValue(), false, 0.0, false});
+  EXPECT_EQ(without.returns, (std::vector<bool>{false, true, true, true}));
+  auto with = kg::harness::unspecified_outputs(sdpa, {q, q, q, c10::IValue(), true, 0.0, false});
+  EXPECT_EQ(with.returns, (std::vector<bool>{false, false, true, true}));
+  // Judged: a wrong attention output is still a mismatch; garbage seeds are not.
+  std::vector<c10::IValue> in{q, q, q, c10::IValue(), true, 0.0, false};
+  at::Tensor o = at::randn({1, 2, 4, 8}), lse = at::randn({1, 2, 4});
+  std::vector<c10::IValue> ref{o, lse, at::tensor(int64_t{4121}), at::tensor(int64_t{0})};
+  std::vector<c10::IValue> cand{o, lse, at::tensor(int64_t{94}), at::tensor(int64_t{7})};
+  EXPECT_TRUE(judge_call(sdpa, in, ref, in, cand, in, strict(), "_scaled_dot_product_efficient_attention.default").empty());
+  std::vector<c10::IValue> bad_lse{o, at::zeros({1, 2, 4}), at::tensor(int64_t{94}), at::tensor(int64_t{7})};
+  EXPECT_EQ(judge_call(sdpa, in, ref, in, bad_lse, in, strict(), "_scaled_dot_product_efficient_attention.default").size(), 1u);
 }

@@ -159,8 +159,20 @@ std::optional<Mismatch> compare_values(const c10::IValue& expected, const c10::I
 // Bitwise equality for "inputs unchanged" checks (NaN == NaN, -0.0 != 0.0).
 std::optional<Mismatch> compare_exact(const c10::IValue& before, const c10::IValue& after, const std::string& where);
 
+// The outputs an op leaves unspecified for these arguments, which judge_call does not judge:
+// random-number state (philox_seed, philox_offset, rng_state, debug_attn_mask), a logsumexp
+// not asked for, nll's total_weight under reduction='none', and the backward-only outputs of
+// _embedding_bag_forward_only. `returns` by return position, `args` by argument position (the
+// out= arguments of an out overload).
+struct UnspecifiedOutputs {
+  std::vector<bool> returns;
+  std::vector<bool> args;
+};
+UnspecifiedOutputs unspecified_outputs(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs);
+
 // Judges a whole call: returns, mutated arguments (in-place/out=) against the reference's,
-// and unchanged inputs for every argument the schema does not let the op write.
+// and unchanged inputs for every argument the schema does not let the op write. Unspecified
+// outputs (above) are skipped.
 std::vector<Mismatch> judge_call(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs_before,
                                  const std::vector<c10::IValue>& ref_returns, const std::vector<c10::IValue>& ref_args_after,
                                  const std::vector<c10::IValue>& cand_returns, const std::vector<c10::IValue>& cand_args_after,
