@@ -728,15 +728,19 @@ class OpEvaluation {
     return std::min(std::clamp(reps, pol_.timing_min_reps, pol_.timing_max_reps), protocol::kMaxTimedReps);
   }
 
+  int fresh_reps(int reps, int value_sets) const {
+    return std::min(reps, std::max(pol_.timing_min_reps, value_sets - pol_.timing_warmup));
+  }
+
   // Value sets the warm-up and timed calls rotate through besides the judged one: fresh draws of
   // the same sample (same shapes and layouts), each with its reference. Every call sees values no
   // call before it saw, so a kernel that memoises outputs by content (B7) gains nothing, and the
-  // outputs of every set's last call are judged. Bounded by the bytes the sets take: an op whose
-  // inputs times its calls exceed the bound cycles through as many sets as fit.
+  // outputs of every set's last call are judged. Bounded by the policy's timing.rotation_mib over
+  // all sets (the judged one included).
   std::vector<Judged> rotation_sets(const Sample& s, const Judged& j, int calls) {
-    constexpr size_t kRotationBytes = size_t{64} << 20;
+    const size_t budget = static_cast<size_t>(pol_.timing_rotation_mib) << 20;
     const size_t bytes = std::max<size_t>(1, wire::encoded_size(j.inputs));
-    const size_t want = std::min<size_t>({protocol::kMaxInputSets, static_cast<size_t>(std::max(calls, 1)), kRotationBytes / bytes});
+    const size_t want = std::min<size_t>({protocol::kMaxInputSets, static_cast<size_t>(std::max(calls, 1)), budget / bytes});
     std::vector<Judged> out;
     for (size_t k = 1; k < want; ++k) {
       std::optional<Judged> x = draw_judged(s, j.index, rng_index(j.index) + 400000 + k);
@@ -756,9 +760,12 @@ class OpEvaluation {
       if (!runner_ || !runner_->alive()) return;
       const Sample& s = all[j.index];
       const size_t n_returns = schema_->returns().size();
-      const int reps = timed_reps(j, n_returns, trace::format_call(s.call));
-      const double budget = pol_.run_call_time_s * (reps + pol_.timing_warmup + 1);
+      int reps = timed_reps(j, n_returns, trace::format_call(s.call));
       const std::vector<Judged> rotation = rotation_sets(s, j, reps + pol_.timing_warmup);
+      // Only as many timed calls as there are fresh sets after the warm-up, but never fewer than
+      // min_reps: only inputs over rotation_mib / (warmup + min_reps) revisit values.
+      reps = fresh_reps(reps, 1 + static_cast<int>(rotation.size()));
+      const double budget = pol_.run_call_time_s * (reps + pol_.timing_warmup + 1);
       loader::CallOptions co = call_options(j.ref_returns, pol_.timing_warmup, reps);
       for (const Judged& x : rotation) co.more_inputs.push_back(x.inputs);
       loader::CallOutcome cand = runner_->call(j.inputs, n_returns, budget, co);

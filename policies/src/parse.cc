@@ -302,12 +302,13 @@ void Reader::read_trials(const toml::node& n, Policy& p) const {
 
 void Reader::read_timing(const toml::node& n, Policy& p) const {
   const auto& tbl = table(n, "timing");
-  only_keys(tbl, "timing", {"enabled", "warmup", "min_reps", "max_reps", "min_seconds"});
+  only_keys(tbl, "timing", {"enabled", "warmup", "min_reps", "max_reps", "min_seconds", "rotation_mib"});
   if (auto v = tbl.get("enabled")) p.timing = boolean(*v, "timing.enabled");
   if (auto v = tbl.get("warmup")) p.timing_warmup = integer(*v, "timing.warmup", 0, 1000000);
   if (auto v = tbl.get("min_reps")) p.timing_min_reps = integer(*v, "timing.min_reps", 1, 10000000);
   if (auto v = tbl.get("max_reps")) p.timing_max_reps = integer(*v, "timing.max_reps", 1, 10000000);
   if (auto v = tbl.get("min_seconds")) p.timing_min_seconds = at_least(*v, "timing.min_seconds", 0, false, "a duration");
+  if (auto v = tbl.get("rotation_mib")) p.timing_rotation_mib = integer(*v, "timing.rotation_mib", 0, 1 << 20);
   if (p.timing_max_reps < p.timing_min_reps) {
     const toml::node* at = tbl.get("max_reps") ? tbl.get("max_reps") : tbl.get("min_reps");
     fail(at->source(), at == tbl.get("max_reps") ? "timing.max_reps" : "timing.min_reps",

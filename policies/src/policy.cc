@@ -100,6 +100,7 @@ bool operator==(const Policy& a, const Policy& b) {
          a.allowed_libraries == b.allowed_libraries && a.correctness_trials == b.correctness_trials &&
          a.timing_warmup == b.timing_warmup && a.timing_min_reps == b.timing_min_reps &&
          a.timing_max_reps == b.timing_max_reps && a.timing_min_seconds == b.timing_min_seconds &&
+         a.timing_rotation_mib == b.timing_rotation_mib &&
          a.timing == b.timing && a.compile_time_s == b.compile_time_s &&
          a.compile_memory_mb == b.compile_memory_mb && a.run_call_time_s == b.run_call_time_s &&
          a.run_memory_mb == b.run_memory_mb;

@@ -121,7 +121,8 @@ std::string Policy::to_toml() const {
     << "warmup = " << timing_warmup << "\n"
     << "min_reps = " << timing_min_reps << "\n"
     << "max_reps = " << timing_max_reps << "\n"
-    << "min_seconds = " << number(timing_min_seconds) << "\n";
+    << "min_seconds = " << number(timing_min_seconds) << "\n"
+    << "rotation_mib = " << timing_rotation_mib << "\n";
 
   o << "\n[limits]\n"
     << "compile_time_s = " << number(compile_time_s) << "\n"

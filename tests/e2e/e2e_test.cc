@@ -361,3 +361,64 @@ TEST(E2E, AuditOfAnHonestOpFindsNothing) {
   EXPECT_NE(md.find("- relu.default: nothing found\n"), std::string::npos) << md;
   EXPECT_EQ(run("audit " KG_SOURCE_DIR "/examples/correct --policy competition").status, 2) << "the audit profile is not negotiable";
 }
+
+// A content memo (THREATS.md B7) that only pays off while timed: outputs cached by the input's
+// values, a miss spins 5 ms, a hit is a copy. Under the default policy every warm-up and timed
+// call gets values of its own, so no timed call hits; with the fresh values capped at 17 MiB the
+// calls cycle through two sets and the memo takes the median down to a copy.
+TEST(E2E, TimedCallsNeverRevisitValuesSoAContentMemoNeverHits) {
+  fs::path sub = temp_dir("memo");
+  write(sub / "relu__default" / "relu__default_implementation.cpp", R"(
+#include <ATen/ATen.h>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <vector>
+at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
+  static std::map<std::vector<uint32_t>, at::Tensor> memo;
+  at::Tensor x = self.contiguous();
+  const float* p = x.data_ptr<float>();
+  const int64_t n = x.numel();
+  std::vector<uint32_t> key;
+  for (int64_t i = 0; i < n; i += n / 64 + 1) {
+    uint32_t bits;
+    std::memcpy(&bits, p + i, 4);
+    key.push_back(bits);
+  }
+  auto hit = memo.find(key);
+  if (hit != memo.end()) return hit->second.clone();
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(5);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+  at::Tensor out = at::empty_like(x);
+  float* o = out.data_ptr<float>();
+  for (int64_t i = 0; i < n; ++i) o[i] = (p[i] > 0.f || p[i] != p[i]) ? p[i] : 0.f;
+  memo[key] = out.clone();
+  return out;
+}
+)");
+  const fs::path trace = sub / "relu-8mib.txt";
+  write(trace, "Operator: aten.relu.default\ncnt: 1, ((T([2097152], f32),), {})\n");
+  const fs::path cycling = sub / "cycling.toml";
+  write(cycling, "base = \"competition\"\nname = \"cycling\"\n[timing]\nrotation_mib = 17\n");
+
+  auto timing_of = [&](const std::string& label, const std::string& policy_args) {
+    fs::path out = temp_dir("memo-out-" + label);
+    CommandResult r = run("eval " + sub.string() + " --suite " + trace.string() + policy_args + " --out " + out.string());
+    json res = load_results(out);
+    const json* op = find_op(res, "relu.default");
+    EXPECT_TRUE(op && !(*op)["timing"].empty()) << r.output;
+    return op && !(*op)["timing"].empty() ? (*op)["timing"][0] : json();
+  };
+
+  json fresh = timing_of("fresh", "");
+  ASSERT_FALSE(fresh.is_null());
+  EXPECT_GE(fresh["value_sets"].get<int>(), fresh["reps"].get<int>() + 3) << fresh.dump();
+  EXPECT_GE(fresh["candidate_median_s"].get<double>(), 4.5e-3) << "a timed call hit the memo: " << fresh.dump();
+
+  json cycled = timing_of("cycled", " --policy " + cycling.string());
+  ASSERT_FALSE(cycled.is_null());
+  EXPECT_EQ(cycled["value_sets"].get<int>(), 2) << cycled.dump();
+  EXPECT_LT(cycled["candidate_median_s"].get<double>(), 2.5e-3) << "the memo should win on revisited values: " << cycled.dump();
+}

@@ -133,6 +133,7 @@ TEST(PolicyErrors, Ranges) {
                       "below min_reps");
   EXPECT_POLICY_ERROR("[limits]\nrun_memory_mb = 0\n", "bad.toml:2:17:", "key 'limits.run_memory_mb'", "> 0");
   EXPECT_POLICY_ERROR("[timing]\nmin_seconds = -0.5\n", "bad.toml:2:15:", "key 'timing.min_seconds'", ">= 0");
+  EXPECT_POLICY_ERROR("[timing]\nrotation_mib = -1\n", "bad.toml:2:16:", "key 'timing.rotation_mib'", "between 0 and");
   EXPECT_POLICY_ERROR("[trials]\ncorrectness = 99999999999\n", "bad.toml:2:15:", "between 1 and");
   EXPECT_POLICY_ERROR("name = \"\"\n", "bad.toml:1:8:", "key 'name'", "must not be empty");
 }

@@ -122,6 +122,7 @@ warmup = 0
 min_reps = 5
 max_reps = 5
 min_seconds = 0
+rotation_mib = 7
 [limits]
 compile_time_s = 30
 compile_memory_mb = 1024.5
@@ -137,6 +138,7 @@ run_memory_mb = 512
   EXPECT_EQ(p.timing_min_reps, 5);
   EXPECT_EQ(p.timing_max_reps, 5);
   EXPECT_EQ(p.timing_min_seconds, 0.0);
+  EXPECT_EQ(p.timing_rotation_mib, 7);
   EXPECT_EQ(p.compile_time_s, 30.0);
   EXPECT_EQ(p.compile_memory_mb, 1024.5);
   EXPECT_EQ(p.run_call_time_s, 2.5);

@@ -85,6 +85,7 @@ TEST(PolicyProfiles, RlRewardIsCompetitionWithLessTime) {
   EXPECT_LT(r.correctness_trials, c.correctness_trials);
   EXPECT_LT(r.timing_max_reps, c.timing_max_reps);
   EXPECT_LT(r.timing_min_seconds, c.timing_min_seconds);
+  EXPECT_LT(r.timing_rotation_mib, c.timing_rotation_mib);
   EXPECT_TRUE(r.timing);
 }
 

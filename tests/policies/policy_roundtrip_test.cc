@@ -46,6 +46,7 @@ TEST(PolicyRoundTrip, AwkwardValues) {
   p.timing_min_reps = 1;
   p.timing_max_reps = 1;
   p.timing_min_seconds = 0;
+  p.timing_rotation_mib = 0;
   p.compile_time_s = 60;  // integral doubles must print as floats
   p.compile_memory_mb = 1e9;
   p.run_call_time_s = 0.001;

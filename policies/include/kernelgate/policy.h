@@ -44,6 +44,9 @@ struct Policy {
   int timing_min_reps = 10;
   int timing_max_reps = 200;
   double timing_min_seconds = 0.05;  // adaptive repetition: at least this much measured time per sample
+  // Fresh input values for the warm-up and timed calls, in MiB across the value sets: no timed
+  // call sees values an earlier call saw while its inputs times (warmup + min_reps) fit.
+  int timing_rotation_mib = 512;
   bool timing = true;
 
   // Limits for the children.
