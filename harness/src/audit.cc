@@ -49,7 +49,7 @@ const RuleCheck kChecks[] = {
     {"nondeterministic_output", "B9", kTrials, "two identical repeats of a passing call must give the same answer"},
     {"async_escape", "B10", kRunner,
      "runner evidence after every call: outputs or arguments that change after a judged call returned (CPU), threads the "
-     "kernel started still running when it returned, on a GPU the device still busy after the call's recorded end; and one "
+     "kernel started still running when it returned, on a GPU the device still busy after the call's recorded end, and its median wait for an idle device against eager's; and one "
      "judged call after timing made in a timed call's state (no allocation poisoning)"},
     {"impossible_speed", "B11", kTimed,
      "timing: the candidate's median on each timed sample, every timed call on values no earlier call saw, against the "

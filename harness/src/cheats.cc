@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <sstream>
 
 namespace kg::harness {
 namespace {
@@ -238,6 +239,28 @@ int64_t spec_numel(const Sample& sample) {
   for (const trace::Value& v : sample.call.args) n += value_numel(v);
   for (const auto& [name, v] : sample.call.kwargs) n += value_numel(v);
   return n;
+}
+
+namespace {
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+}  // namespace
+
+std::optional<std::string> escaped_work_evidence(const std::vector<double>& cand_idle_s, const std::vector<double>& eager_idle_s,
+                                                 const std::vector<double>& cand_times_s) {
+  if (cand_idle_s.size() < 3 || eager_idle_s.size() < 3 || cand_times_s.empty()) return std::nullopt;
+  const double cand = median_of(cand_idle_s), eager = median_of(eager_idle_s), call = median_of(cand_times_s);
+  const double margin = std::max(20e-6, 0.5 * call);
+  if (cand - eager <= margin) return std::nullopt;
+  std::ostringstream o;
+  o.precision(3);
+  o << "after the end event of each timed call the device stayed busy for a median " << cand * 1e6 << " us (eager: " << eager * 1e6
+    << " us, over " << cand_idle_s.size() << " calls) while the call itself measured " << call * 1e6
+    << " us: work kept running outside the timed stream";
+  return o.str();
 }
 
 }  // namespace kg::harness

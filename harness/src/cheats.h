@@ -45,6 +45,14 @@ std::optional<std::vector<c10::IValue>> fingerprint_twin(const Sample& sample, c
 // Nothing when the sample cannot be scaled that way (storage offsets, expanded or gapped strides).
 std::optional<Sample> enlarged_sample(const Sample& sample, int64_t factor);
 
+// B9 on a GPU: per timed call, the runner's wait from the call's end event to an idle device.
+// Work a kernel leaves running on a stream of its own lands there (the end event on the timed
+// stream sees none of it). Evidence when the candidate's median wait exceeds eager's, timed in
+// the same loop, by more than max(20 us, half the candidate's median call time); nothing with
+// fewer than 3 calls or where no waits were reported (CPU).
+std::optional<std::string> escaped_work_evidence(const std::vector<double>& cand_idle_s, const std::vector<double>& eager_idle_s,
+                                                 const std::vector<double>& cand_times_s);
+
 // Input elements a sample's spec describes (tensors, tensor lists and tuples).
 int64_t spec_numel(const Sample& sample);
 

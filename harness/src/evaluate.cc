@@ -821,6 +821,8 @@ class OpEvaluation {
       eo.output_like.clear();
       loader::CallOutcome eager = run_.eager->call(j.inputs, n_returns, budget * 4, eo);
       if (eager.kind != loader::CallOutcome::Kind::Ok || eager.times_s.empty()) return;
+      if (auto e = escaped_work_evidence(cand.idle_wait_s, eager.idle_wait_s, cand.times_s))
+        violation("async_escape", trace::format_call(s.call) + ": " + *e);
       Timing t;
       t.sample = trace::format_call(s.call);
       t.reps = reps;

@@ -65,3 +65,23 @@ TEST(VerdictCheats, PoisonFractionCountsWrongElementsHoldingTheRunnersJunk) {
   junk.view(at::kInt).fill_(0x7fedbeef);
   EXPECT_DOUBLE_EQ(kg::harness::poison_fraction({junk}, {h}), 1.0);
 }
+
+TEST(VerdictCheats, WorkLeftRunningAfterTheEndEventIsEscapedWork) {
+  using kg::harness::escaped_work_evidence;
+  // A 100 us kernel on a side stream: the timed stream's events see 4 us, the device stays busy.
+  const std::vector<double> times(10, 4e-6), eager_idle(10, 5e-6);
+  std::vector<double> cand_idle(10, 95e-6);
+  cand_idle[3] = 1e-3;  // one host hiccup does not move the median
+  auto ev = escaped_work_evidence(cand_idle, eager_idle, times);
+  ASSERT_TRUE(ev);
+  EXPECT_NE(ev->find("95"), std::string::npos) << *ev;
+  // An honest kernel: its waits are eager's, give or take noise, even with hiccups.
+  std::vector<double> honest(10, 7e-6);
+  honest[0] = honest[1] = 2e-3;
+  EXPECT_FALSE(escaped_work_evidence(honest, eager_idle, std::vector<double>(10, 130e-6)));
+  // A long honest call may wait a little longer than eager without crossing half its own time.
+  EXPECT_FALSE(escaped_work_evidence(std::vector<double>(10, 60e-6), eager_idle, std::vector<double>(10, 200e-6)));
+  // No waits reported (the CPU) or too few calls: nothing to say.
+  EXPECT_FALSE(escaped_work_evidence({}, {}, times));
+  EXPECT_FALSE(escaped_work_evidence({1e-3, 1e-3}, {0, 0}, {1e-6, 1e-6}));
+}
