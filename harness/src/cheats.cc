@@ -1,6 +1,7 @@
 #include "cheats.h"
 
 #include "kernelgate/loader.h"
+#include "util.h"
 
 #include <ATen/ATen.h>
 
@@ -241,18 +242,10 @@ int64_t spec_numel(const Sample& sample) {
   return n;
 }
 
-namespace {
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-}  // namespace
-
 std::optional<std::string> escaped_work_evidence(const std::vector<double>& cand_idle_s, const std::vector<double>& eager_idle_s,
                                                  const std::vector<double>& cand_times_s) {
   if (cand_idle_s.size() < 3 || eager_idle_s.size() < 3 || cand_times_s.empty()) return std::nullopt;
-  const double cand = median_of(cand_idle_s), eager = median_of(eager_idle_s), call = median_of(cand_times_s);
+  const double cand = quantile(cand_idle_s, 0.5), eager = quantile(eager_idle_s, 0.5), call = quantile(cand_times_s, 0.5);
   const double margin = std::max(20e-6, 0.5 * call);
   if (cand - eager <= margin) return std::nullopt;
   std::ostringstream o;

@@ -1,6 +1,6 @@
 // Which overloads are contractions (sums of products), for the comparison's non-finite rule.
 #include "kernelgate/harness.h"
-#include "op_name.h"
+#include "util.h"
 
 #include <set>
 #include <sstream>

@@ -10,6 +10,7 @@
 #include "kernelgate/protocol.h"
 #include "kernelgate/rules.h"
 #include "kernelgate/wire.h"
+#include "util.h"
 
 #include <ATen/ATen.h>
 #include <torch/version.h>
@@ -39,15 +40,6 @@ std::mt19937_64 sample_rng(uint64_t seed, const std::string& op, size_t index) {
   std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32), static_cast<uint32_t>(h),
                     static_cast<uint32_t>(h >> 32), static_cast<uint32_t>(index)};
   return std::mt19937_64(seq);
-}
-
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  double pos = q * static_cast<double>(v.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(pos));
-  size_t hi = std::min(v.size() - 1, lo + 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
 }
 
 int64_t input_numel(const std::vector<c10::IValue>& inputs) {

@@ -1,6 +1,7 @@
 // Drawing concrete arguments from a sample spec. Shapes, dtypes and strides come from the spec;
 // every value is drawn here from the run's seed.
 #include "kernelgate/harness.h"
+#include "util.h"
 
 #include <ATen/ATen.h>
 
@@ -288,13 +289,6 @@ c10::IValue convert(const c10::Argument& a, const c10::TypePtr& type, const trac
 }
 
 // ---- value rules ------------------------------------------------------------------------------
-
-int arg_index(const c10::FunctionSchema& schema, const std::string& name) {
-  const auto& args = schema.arguments();
-  for (size_t i = 0; i < args.size(); ++i)
-    if (args[i].name() == name) return static_cast<int>(i);
-  return -1;
-}
 
 // Storage elements a tensor's view can reach (its whole backing storage, from element 0).
 at::Tensor whole_storage(const at::Tensor& t) {

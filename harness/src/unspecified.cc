@@ -1,6 +1,6 @@
 // Outputs an op leaves unspecified for given arguments: nothing a kernel can be held to.
 #include "kernelgate/harness.h"
-#include "op_name.h"
+#include "util.h"
 
 #include <set>
 
@@ -8,10 +8,8 @@ namespace kg::harness {
 namespace {
 
 const c10::IValue* argument(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs, const std::string& name) {
-  const auto& args = schema.arguments();
-  for (size_t i = 0; i < args.size() && i < inputs.size(); ++i)
-    if (args[i].name() == name) return &inputs[i];
-  return nullptr;
+  const int i = arg_index(schema, name);
+  return i >= 0 && static_cast<size_t>(i) < inputs.size() ? &inputs[static_cast<size_t>(i)] : nullptr;
 }
 
 bool int_argument_is(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs, const std::string& name, int64_t v) {

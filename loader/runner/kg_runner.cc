@@ -16,6 +16,7 @@
 #include "kernelgate/wire.h"
 #include "instrument.h"
 #include "runner.h"
+#include "util.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -82,23 +83,9 @@ bool g_cuda = false;
 
 // ---- CPU cache flush: a walk that writes one byte per cache line of a buffer larger than the LLC.
 std::vector<uint8_t> g_cpu_flush;
-size_t default_cpu_flush_bytes() {
-  size_t llc = 0;
-  for (int idx = 3; idx >= 2 && !llc; --idx) {
-    std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(idx) + "/size");
-    std::string s;
-    if (f >> s && !s.empty()) {
-      size_t v = std::strtoull(s.c_str(), nullptr, 10);
-      if (s.back() == 'K') v <<= 10;
-      if (s.back() == 'M') v <<= 20;
-      llc = v;
-    }
-  }
-  return std::max<size_t>(2 * llc, 64u << 20);
-}
 uint32_t cpu_flush(int64_t bytes) {
   if (bytes < 0) return 0;
-  size_t want = bytes == 0 ? default_cpu_flush_bytes() : static_cast<size_t>(std::min<int64_t>(bytes, int64_t{1} << 32));
+  size_t want = bytes == 0 ? loader::cpu_flush_default_bytes() : static_cast<size_t>(std::min<int64_t>(bytes, int64_t{1} << 32));
   if (g_cpu_flush.size() < want) {
     try {
       g_cpu_flush.assign(want, 0);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -104,6 +105,21 @@ void remove_tree(const std::string& path, std::error_code& ec) {
   g_remove_errno = 0;
   if (::nftw(path.c_str(), remove_entry, 32, FTW_DEPTH | FTW_PHYS) != 0 && g_remove_errno == 0) g_remove_errno = errno;
   if (g_remove_errno) ec = std::error_code(g_remove_errno, std::generic_category());
+}
+
+size_t cpu_flush_default_bytes() {
+  size_t llc = 0;
+  for (int idx = 3; idx >= 2 && !llc; --idx) {
+    std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(idx) + "/size");
+    std::string s;
+    if (f >> s && !s.empty()) {
+      size_t v = std::strtoull(s.c_str(), nullptr, 10);
+      if (s.back() == 'K') v <<= 10;
+      if (s.back() == 'M') v <<= 20;
+      llc = v;
+    }
+  }
+  return std::max<size_t>(2 * llc, size_t{64} << 20);
 }
 
 }  // namespace kg::loader

@@ -9,6 +9,7 @@
 //                 (instruction cache and TLB too: a few microseconds for any op); the ratio
 //                 compares like with like.
 // Usage: bench_timing_overhead [reps]   (prints a table; run it on purpose, side by side)
+#include "../../loader/src/util.h"
 #include "kernelgate/loader.h"
 
 #include <ATen/ATen.h>
@@ -31,21 +32,6 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// The runner's default CPU flush size (kg_runner.cc): twice the last-level cache, at least 64 MiB.
-size_t flush_size() {
-  size_t llc = 0;
-  for (int idx = 3; idx >= 2 && !llc; --idx) {
-    std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(idx) + "/size");
-    std::string s;
-    if (f >> s && !s.empty()) {
-      llc = std::strtoull(s.c_str(), nullptr, 10);
-      if (s.back() == 'K') llc <<= 10;
-      if (s.back() == 'M') llc <<= 20;
-    }
-  }
-  return std::max<size_t>(2 * llc, size_t{64} << 20);
-}
-
 void flush_walk(std::vector<uint8_t>& buf) {
   static uint8_t counter = 0;
   ++counter;
@@ -56,7 +42,7 @@ void flush_walk(std::vector<uint8_t>& buf) {
 double bare_loop(const char* name, const char* overload, const std::vector<c10::IValue>& inputs, int reps, bool flush) {
   auto op = c10::Dispatcher::singleton().findSchemaOrThrow(name, overload);
   c10::InferenceMode guard;
-  std::vector<uint8_t> buf(flush ? flush_size() : 0);
+  std::vector<uint8_t> buf(flush ? kg::loader::cpu_flush_default_bytes() : 0);
   std::vector<double> t;
   // The runner's order: fresh inputs replace the last ones, the call's outputs replace the last
   // call's right after the timed region (see one_call in kg_runner.cc).
