@@ -776,21 +776,20 @@ class OpEvaluation {
                                           trace::format_call(s.call) + " is under the roofline floor of " + fmt(floor_s) + " s");
       // The outputs of the timed calls are judged too: a kernel must not be right only when untimed.
       auto mism = judge_call(*schema_, j.inputs, j.ref_returns, j.ref_args, cand.returns, cand.args_after, pol_, folder_.op);
-      const Judged* wrong_set = &j;
+      std::optional<size_t> wrong_set;  // the rotated set that was wrong, when the judged one was right
       for (size_t k = 0; mism.empty() && k < rotation.size() && k < cand.more.size(); ++k) {
         mism = judge_call(*schema_, rotation[k].inputs, rotation[k].ref_returns, rotation[k].ref_args, cand.more[k].returns,
                           cand.more[k].args_after, pol_, folder_.op);
-        wrong_set = &rotation[k];
+        if (!mism.empty()) wrong_set = k;
       }
       if (!mism.empty()) {
         // Right when judged, wrong when timed: the kernel tells evaluation from benchmarking.
         loader::CallOutcome shown = cand;
-        if (wrong_set != &j) {
-          const auto& set = cand.more[static_cast<size_t>(wrong_set - rotation.data())];
-          shown.returns = set.returns;
-          shown.args_after = set.args_after;
+        if (wrong_set) {
+          shown.returns = cand.more[*wrong_set].returns;
+          shown.args_after = cand.more[*wrong_set].args_after;
         }
-        record_wrong(s, j.index, *wrong_set, shown, mism.front(), "wrong during the timed calls: ");
+        record_wrong(s, j.index, wrong_set ? rotation[*wrong_set] : j, shown, mism.front(), "wrong during the timed calls: ");
         violation("shape_specialisation", trace::format_call(s.call) + " is right on its judged call and wrong during the timed calls: " +
                                               mism.front().detail);
         return;
@@ -819,7 +818,7 @@ class OpEvaluation {
       t.sample = trace::format_call(s.call);
       t.reps = reps;
       t.value_sets = static_cast<int>(1 + rotation.size());
-      t.candidate_median_s = quantile(cand.times_s, 0.5);
+      t.candidate_median_s = median_s;
       t.candidate_iqr_s = quantile(cand.times_s, 0.75) - quantile(cand.times_s, 0.25);
       t.eager_median_s = quantile(eager.times_s, 0.5);
       t.eager_iqr_s = quantile(eager.times_s, 0.75) - quantile(eager.times_s, 0.25);
