@@ -17,6 +17,7 @@ constexpr unsigned kCalls = 1u << 1;   // every judged call (samples, trials, ti
 constexpr unsigned kRunner = 1u << 2;  // the runner's observers and the sandbox's record around each call
 constexpr unsigned kTrials = 1u << 3;  // fresh-input rounds and identical repeats after every sample passed
 constexpr unsigned kTimed = 1u << 4;   // the timed calls
+constexpr unsigned kCudaHost = 1u << 5;  // the cuda kind's host code on a GPU, under the runner's device work watch
 
 struct RuleCheck {
   const char* rule;
@@ -63,7 +64,10 @@ const RuleCheck kChecks[] = {
     {"shape_specialisation", "B14", kStatic | kCalls | kTimed,
      "static: imports that read the environment, argv or host identity; the timed calls' outputs judged like the first "
      "call's; right on every small sample and wrong on every larger one"},
-    {"no_device_work", "B19", 0, "no check in this build (a cuda-kind kernel that computes on the host passes as correct)"},
+    {"no_device_work", "B19", kCudaHost,
+     "on a GPU, the cuda kind: every judged call that returns elements must queue device work through libcudart (a kernel "
+     "launch, memset or device-to-device copy, counted by the runner's own libcudart entry points); a result computed on "
+     "the host and copied up, or a host function queued on a stream, is not"},
     {"protocol_violation", "B17", kStatic | kRunner,
      "every exchange with the runner: a well-formed reply, claimed times within the supervisor's own clock, nothing written "
      "to the runner's stdout; the artifact readable as a shared object"},
@@ -87,6 +91,10 @@ std::string not_reached(unsigned stage, const OpResult& r, const policy::Policy&
       if (r.trial_rounds > 0 || r.repeated) return "";
       if (policy.correctness_trials <= 1) return "the profile asks for one trial";
       return "trials run only once every sample passes";
+    case kCudaHost:
+      if (r.device_work_watched) return "";
+      if (r.kind != "cuda") return "only the cuda kind's host code is watched (a cpu kernel runs on the host, an nvrtc kernel has no host code)";
+      return r.ran ? "the kernel did not run on a GPU" : "the kernel never ran";
     case kTimed:
       if (!r.timings.empty()) return "";
       if (!policy.timing) return "timing is off in the profile";
@@ -116,7 +124,7 @@ OpFinding finding_for(const RuleCheck& c, const OpResult& r, const policy::Polic
     if (v.rule == c.rule) f.evidence.push_back(v.evidence);
   std::vector<std::string> missed;
   int reached = 0;
-  for (unsigned stage : {kStatic, kCalls, kRunner, kTrials, kTimed}) {
+  for (unsigned stage : {kStatic, kCalls, kRunner, kTrials, kTimed, kCudaHost}) {
     if (!(c.stages & stage)) continue;
     std::string why = not_reached(stage, r, policy);
     if (why.empty()) reached++;
@@ -193,7 +201,7 @@ std::string audit_json(const Report& rep, const policy::Policy& policy, const st
               {"verdict", r.verdict},
               {"tests", {{"total", r.total}, {"passed", r.passed}}},
               {"reached", {{"inspected", r.inspected}, {"ran", r.ran}, {"trial_rounds", r.trial_rounds}, {"repeated", r.repeated},
-                           {"timed_samples", r.timings.size()}}}};
+                           {"timed_samples", r.timings.size()}, {"device_work_watched", r.device_work_watched}}}};
     if (!r.error.empty()) o["error"] = r.error;
     std::vector<std::string> cats;
     for (const auto& f : r.failures)

@@ -264,6 +264,11 @@ class OpEvaluation {
     };
     for (const Meaning& m : meanings)
       if (out.evidence & m.bit) violation(m.rule, sample + ": " + m.what);
+    // A view op's result legitimately needs no device work.
+    if ((out.evidence & protocol::kEvidenceNoDeviceWork) && !returns_only_views())
+      violation("no_device_work", sample +
+                                      ": the call returned elements on cuda:0, but its host code queued no device work (no kernel "
+                                      "launch, memset or device-to-device copy through libcudart): computed on the host");
     std::string compute;
     for (const std::string& op : out.dispatched)
       if (!policy::dispatched_operator_allowed(op, folder_.op)) compute += (compute.empty() ? "" : ", ") + op;
@@ -272,6 +277,14 @@ class OpEvaluation {
     else if (out.evidence & protocol::kEvidenceDispatchedOverflow)
       violation("fallback_to_torch", sample + ": the kernel dispatched more than " + std::to_string(protocol::kMaxDispatched) +
                                          " distinct PyTorch operators during its call (not all could be checked)");
+  }
+
+  // Whether every return of the op is a view of an argument (alias annotation without a write).
+  bool returns_only_views() const {
+    if (!schema_ || schema_->returns().empty()) return false;
+    for (const auto& ret : schema_->returns())
+      if (!ret.alias_info() || ret.alias_info()->isWrite()) return false;
+    return true;
   }
 
   loader::CallOptions call_options(const std::vector<c10::IValue>& ref_returns, int warmup = 0, int reps = 0) const {
@@ -313,6 +326,7 @@ class OpEvaluation {
       return;
     }
     r_.ran = true;
+    r_.device_work_watched = folder_.kind == loader::Kind::Cuda && run_.device() == loader::Device::Cuda && !run_.options.self_check;
     std::vector<Judged> passed;
     for (size_t i = 0; i < all.size(); ++i) {
       auto j = judge_sample(all[i], i);

@@ -4,6 +4,7 @@
 #include "runner.h"
 
 #if KG_RUNNER_CUDA
+#include "cudart/device_work.h"
 #include "kernelgate/launch.h"
 #include <ATen/Context.h>
 
@@ -161,6 +162,8 @@ std::string cuda_setup() {
     check(cudaSetDevice(0), "cudaSetDevice");
     check(cudaFree(nullptr), "context creation");
     load_driver_api();
+    // kg-runner's own definitions of libcudart's launch entry points forward to libcudart's.
+    if (!device_work::install()) return "the device work watch cannot find libcudart's launch entry points";
     auto s = std::make_unique<State>();
     s->start = std::make_unique<Event>();
     s->stop = std::make_unique<Event>();

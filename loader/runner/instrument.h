@@ -55,6 +55,25 @@ class CallWatch {
   bool check_called_;
 };
 
+// Device work (no_device_work, cuda:0 only): counts the kernel launches, memsets and
+// device-to-device copies queued through libcudart by any thread while it lives
+// (cudart/device_work.h).
+class DeviceWorkWatch {
+ public:
+  DeviceWorkWatch();
+  ~DeviceWorkWatch();
+  DeviceWorkWatch(const DeviceWorkWatch&) = delete;
+  DeviceWorkWatch& operator=(const DeviceWorkWatch&) = delete;
+  // Stops counting; the work items queued.
+  uint64_t finish();
+
+ private:
+  bool armed_ = true;
+};
+
+// Whether `values` hold a defined tensor with at least one element (alone, in lists and tuples).
+bool holds_elements(const std::vector<c10::IValue>& values);
+
 // Every defined CPU tensor in `values` (alone, in lists and tuples).
 std::vector<at::Tensor> cpu_tensors(const std::vector<c10::IValue>& values);
 

@@ -77,6 +77,7 @@ class DispatcherOp : public runner::Op {
 std::unique_ptr<runner::Op> g_op;
 std::string g_called_name;  // the dispatcher's name for the loaded op ("" for nvrtc: no dispatch)
 bool g_submission = false;  // false: self-check, the runner calls the aten overload itself
+bool g_host_code = false;   // a cpu or cuda shared object: the submission's own code calls the device
 uint32_t g_call_no = 0;
 bool g_tightened = false;
 bool g_cuda = false;
@@ -163,6 +164,7 @@ void handle_load(const protocol::LoadMsg& m) {
   g_op.reset();
   g_called_name.clear();
   g_submission = !path.empty();
+  g_host_code = g_submission && kind != protocol::ArtifactKind::Cubin;
   if (kind == protocol::ArtifactKind::Cubin) {
 #if KG_RUNNER_CUDA
     try {
@@ -293,7 +295,16 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
         const size_t threads_before = thread_count();
         const bool poison = !on_cuda && !(m.flags & protocol::kCallNoPoison);
         runner::CallWatch watch(++g_call_no, g_called_name, g_submission, poison);
+#if KG_RUNNER_CUDA
+        // no_device_work: the submission's host code on cuda:0 must queue some device work.
+        std::optional<runner::DeviceWorkWatch> device_work;
+        if (on_cuda && g_host_code) device_work.emplace();
+#endif
         out = g_op->run(args);
+#if KG_RUNNER_CUDA
+        if (device_work && device_work->finish() == 0 && runner::holds_elements(out))
+          r->evidence |= protocol::kEvidenceNoDeviceWork;
+#endif
         std::optional<runner::Snapshot> after_return;
         if (judged && !on_cuda) {
           std::vector<c10::IValue> all(out);

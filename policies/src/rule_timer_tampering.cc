@@ -37,6 +37,9 @@ bool interposable(const std::string& raw) {
   // cuLaunchKernel, ...) API names, and NVTX/CUPTI: only NVIDIA's libraries define them.
   auto upper_after = [&](size_t n) { return raw.size() > n && raw[n] >= 'A' && raw[n] <= 'Z'; };
   if (raw.rfind("cuda", 0) == 0 && upper_after(4)) return true;
+  // The runtime's entry points for nvcc's generated code (__cudaLaunchKernel, which <<<>>> calls;
+  // __cudaPushCallConfiguration, ...): kg-runner's device work watch defines them itself.
+  if (raw.rfind("__cuda", 0) == 0 && upper_after(6)) return true;
   if (raw.rfind("cu", 0) == 0 && upper_after(2)) return true;
   if (raw.rfind("cupti", 0) == 0 || raw.rfind("nvtx", 0) == 0) return true;
   return false;

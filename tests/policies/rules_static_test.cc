@@ -142,7 +142,7 @@ TEST(RulesStatic, TimerTampering) {
   a.exports = {"relu__default_kernel_impl_helper", "_Z25relu__default_kernel_implRKN2at6TensorE"};
   EXPECT_TRUE(rule_timer_tampering(a).empty());
   for (const char* def : {"clock_gettime", "cudaEventElapsedTime", "cudaEventRecord", "cuEventElapsedTime",
-                          "_ZNSt6chrono3_V212steady_clock3nowEv", "gettimeofday"}) {
+                          "_ZNSt6chrono3_V212steady_clock3nowEv", "gettimeofday", "__cudaLaunchKernel", "cudaLaunchKernel"}) {
     ArtifactInfo b = a;
     b.exports.push_back(def);
     EXPECT_NE(rule_timer_tampering(b).find("defines (interposes)"), std::string::npos) << def;
@@ -154,7 +154,8 @@ TEST(RulesStatic, TimerTampering) {
   }
   // Importing CUDA events and synchronisation is how multi-stream kernels are written.
   ArtifactInfo c = a;
-  c.imports.insert(c.imports.end(), {"cudaEventRecord", "cudaStreamWaitEvent", "cudaStreamSynchronize", "cudaFuncSetAttribute"});
+  c.imports.insert(c.imports.end(), {"cudaEventRecord", "cudaStreamWaitEvent", "cudaStreamSynchronize", "cudaFuncSetAttribute",
+                                     "__cudaLaunchKernel", "__cudaPushCallConfiguration"});
   EXPECT_TRUE(rule_timer_tampering(c).empty()) << rule_timer_tampering(c);
   ArtifactInfo d = a;
   d.textrel = true;

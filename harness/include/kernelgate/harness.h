@@ -244,6 +244,7 @@ struct OpResult {
   // How far the evaluation got, so a report can tell "nothing found" from "never looked".
   bool inspected = false;   // the static rules read the built artifact
   bool ran = false;         // a runner loaded the kernel and was called
+  bool device_work_watched = false;  // the cuda kind's host code ran on cuda:0 under the device work watch
   int trial_rounds = 0;     // fresh-input trial rounds completed (beyond each sample's first call)
   bool repeated = false;    // the identical repeats of a passing call ran
 };

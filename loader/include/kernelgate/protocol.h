@@ -53,6 +53,7 @@ enum Evidence : uint32_t {
   kEvidenceDispatchedOverflow = 1u << 6,   // more distinct operators were dispatched than `dispatched` holds
   kEvidencePoisonOff = 1u << 7,            // allocation poisoning was switched off during a call
   kEvidenceUnwrittenBool = 1u << 8,        // a bool output held bytes other than 0/1 (poison never overwritten); set to 1 before encoding
+  kEvidenceNoDeviceWork = 1u << 9,         // a judged call on cuda:0 returned elements but its host code queued no device work
 };
 
 constexpr uint32_t kMaxDispatched = 16;       // distinct operators reported per Call

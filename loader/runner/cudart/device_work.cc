@@ -1,0 +1,158 @@
+// Device work watch: see device_work.h. The definitions below take precedence over libcudart's
+// in the whole process (the runner exports them: exports.map), for the submission's artifact
+// and for libtorch alike; outside an armed window they only forward.
+#include "device_work.h"
+
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+
+#include <atomic>
+
+// The entry points nvcc's <<<>>> launches go through (crt/host_runtime.h), and the per-thread
+// default stream variants, which cuda_runtime_api.h declares only under
+// CUDA_API_PER_THREAD_DEFAULT_STREAM.
+extern "C" {
+#if CUDART_VERSION >= 12000
+cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
+#endif
+cudaError_t cudaLaunchKernel_ptsz(const void*, dim3, dim3, void**, size_t, cudaStream_t);
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t*, const void*, void**);
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void*, dim3, dim3, void**, size_t, cudaStream_t);
+cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t, cudaStream_t);
+cudaError_t cudaMemsetAsync_ptsz(void*, int, size_t, cudaStream_t);
+cudaError_t cudaMemset_ptds(void*, int, size_t);
+cudaError_t cudaMemcpyAsync_ptsz(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaMemcpy_ptds(void*, const void*, size_t, cudaMemcpyKind);
+}
+
+namespace kg::runner::device_work {
+namespace {
+
+std::atomic<bool> g_armed{false};
+std::atomic<uint64_t> g_work{0};
+
+void count() {
+  if (g_armed.load(std::memory_order_relaxed)) g_work.fetch_add(1, std::memory_order_relaxed);
+}
+
+// libcudart's definition of `name` (the next one after the runner's in lookup order).
+template <typename F>
+F real(std::atomic<F>& slot, const char* name) {
+  F f = slot.load(std::memory_order_acquire);
+  if (!f) {
+    f = reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+    slot.store(f, std::memory_order_release);
+  }
+  return f;
+}
+
+std::atomic<cudaError_t (*)(cudaPointerAttributes*, const void*)> real_attributes{nullptr};
+std::atomic<cudaError_t (*)()> real_get_last_error{nullptr};
+
+bool on_device(const void* p) {
+  auto attributes = real(real_attributes, "cudaPointerGetAttributes");
+  cudaPointerAttributes a{};
+  if (!attributes || attributes(&a, p) != cudaSuccess) {
+    // An unregistered host pointer must not leave an error behind for the caller to find.
+    if (auto clear = real(real_get_last_error, "cudaGetLastError")) clear();
+    return false;
+  }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+void count_copy(const void* dst, const void* src, cudaMemcpyKind kind) {
+  if (!g_armed.load(std::memory_order_relaxed)) return;
+  if (kind == cudaMemcpyDeviceToDevice || (kind == cudaMemcpyDefault && on_device(dst) && on_device(src))) count();
+}
+
+}  // namespace
+
+void arm() {
+  g_work.store(0, std::memory_order_relaxed);
+  g_armed.store(true, std::memory_order_seq_cst);
+}
+
+uint64_t disarm() {
+  g_armed.store(false, std::memory_order_seq_cst);
+  return g_work.load(std::memory_order_relaxed);
+}
+
+}  // namespace kg::runner::device_work
+
+namespace dw = kg::runner::device_work;
+
+// One forwarding definition per entry point: COUNT runs first (it sees the arguments), then
+// libcudart's own function is called. A missing libcudart answers cudaErrorNotSupported.
+#define KG_FORWARD(ret, name, params, args, COUNT)                                          \
+  namespace kg::runner::device_work {                                                      \
+  std::atomic<ret(*) params> real_##name{nullptr};                                          \
+  }                                                                                         \
+  extern "C" __attribute__((visibility("default"))) ret name params {                      \
+    COUNT;                                                                                  \
+    auto f = dw::real(dw::real_##name, #name);                                              \
+    return f ? f args : cudaErrorNotSupported;                                              \
+  }
+
+#if CUDART_VERSION >= 12000
+KG_FORWARD(cudaError_t, __cudaLaunchKernel, (cudaKernel_t k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
+           (k, g, b, a, s, st), dw::count())
+KG_FORWARD(cudaError_t, __cudaLaunchKernel_ptsz, (cudaKernel_t k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
+           (k, g, b, a, s, st), dw::count())
+#endif
+KG_FORWARD(cudaError_t, cudaLaunchKernel, (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
+           (k, g, b, a, s, st), dw::count())
+KG_FORWARD(cudaError_t, cudaLaunchKernel_ptsz, (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
+           (k, g, b, a, s, st), dw::count())
+KG_FORWARD(cudaError_t, cudaLaunchKernelExC, (const cudaLaunchConfig_t* c, const void* k, void** a), (c, k, a), dw::count())
+KG_FORWARD(cudaError_t, cudaLaunchKernelExC_ptsz, (const cudaLaunchConfig_t* c, const void* k, void** a), (c, k, a),
+           dw::count())
+KG_FORWARD(cudaError_t, cudaLaunchCooperativeKernel,
+           (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st), (k, g, b, a, s, st), dw::count())
+KG_FORWARD(cudaError_t, cudaLaunchCooperativeKernel_ptsz,
+           (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st), (k, g, b, a, s, st), dw::count())
+KG_FORWARD(cudaError_t, cudaGraphLaunch, (cudaGraphExec_t g, cudaStream_t st), (g, st), dw::count())
+KG_FORWARD(cudaError_t, cudaGraphLaunch_ptsz, (cudaGraphExec_t g, cudaStream_t st), (g, st), dw::count())
+KG_FORWARD(cudaError_t, cudaMemsetAsync, (void* p, int v, size_t n, cudaStream_t st), (p, v, n, st), dw::count())
+KG_FORWARD(cudaError_t, cudaMemsetAsync_ptsz, (void* p, int v, size_t n, cudaStream_t st), (p, v, n, st), dw::count())
+KG_FORWARD(cudaError_t, cudaMemset, (void* p, int v, size_t n), (p, v, n), dw::count())
+KG_FORWARD(cudaError_t, cudaMemset_ptds, (void* p, int v, size_t n), (p, v, n), dw::count())
+KG_FORWARD(cudaError_t, cudaMemcpyAsync, (void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t st),
+           (d, s, n, k, st), dw::count_copy(d, s, k))
+KG_FORWARD(cudaError_t, cudaMemcpyAsync_ptsz, (void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t st),
+           (d, s, n, k, st), dw::count_copy(d, s, k))
+KG_FORWARD(cudaError_t, cudaMemcpy, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k),
+           dw::count_copy(d, s, k))
+KG_FORWARD(cudaError_t, cudaMemcpy_ptds, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k),
+           dw::count_copy(d, s, k))
+
+#undef KG_FORWARD
+
+bool kg::runner::device_work::install() {
+  bool ok = true;
+#define KG_RESOLVE(name) ok = real(real_##name, #name) != nullptr && ok;
+#if CUDART_VERSION >= 12000
+  KG_RESOLVE(__cudaLaunchKernel)
+  KG_RESOLVE(__cudaLaunchKernel_ptsz)
+#endif
+  KG_RESOLVE(cudaLaunchKernel)
+  KG_RESOLVE(cudaLaunchKernel_ptsz)
+  KG_RESOLVE(cudaLaunchKernelExC)
+  KG_RESOLVE(cudaLaunchKernelExC_ptsz)
+  KG_RESOLVE(cudaLaunchCooperativeKernel)
+  KG_RESOLVE(cudaLaunchCooperativeKernel_ptsz)
+  KG_RESOLVE(cudaGraphLaunch)
+  KG_RESOLVE(cudaGraphLaunch_ptsz)
+  KG_RESOLVE(cudaMemsetAsync)
+  KG_RESOLVE(cudaMemsetAsync_ptsz)
+  KG_RESOLVE(cudaMemset)
+  KG_RESOLVE(cudaMemset_ptds)
+  KG_RESOLVE(cudaMemcpyAsync)
+  KG_RESOLVE(cudaMemcpyAsync_ptsz)
+  KG_RESOLVE(cudaMemcpy)
+  KG_RESOLVE(cudaMemcpy_ptds)
+  ok = real(real_attributes, "cudaPointerGetAttributes") != nullptr && ok;
+  ok = real(real_get_last_error, "cudaGetLastError") != nullptr && ok;
+#undef KG_RESOLVE
+  return ok;
+}
