@@ -254,6 +254,10 @@ class OpEvaluation {
     static const Meaning meanings[] = {
         {protocol::kEvidenceThreadsLeftRunning, "async_escape", "the call returned with threads it started still running"},
         {protocol::kEvidenceDeviceBusyAfterCall, "async_escape", "the device was still busy after the call's end was recorded"},
+        {protocol::kEvidenceWorkOutsideTimedRegion, "async_escape",
+         "a timed call queued work on a stream of its own that ran outside the call's start and stop events (before the start: "
+         "beside the runner's own input copies and cache flush; after the stop: past the timed region), so the events timed "
+         "none of it"},
         {protocol::kEvidencePersistingL2Changed, "cache_tampering", "a call changed the persisting-L2 limit or access window"},
         {protocol::kEvidenceOutputsChangedAfterReturn, "async_escape",
          "the call's outputs (or arguments) changed after it had returned: work left running in the background"},

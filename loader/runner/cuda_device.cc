@@ -164,6 +164,7 @@ std::string cuda_setup() {
     load_driver_api();
     // kg-runner's own definitions of libcudart's launch entry points forward to libcudart's.
     if (!device_work::install()) return "the device work watch cannot find libcudart's launch entry points";
+    if (!device_work::create_bracket_events()) return "cannot create the device work watch's events";
     auto s = std::make_unique<State>();
     s->start = std::make_unique<Event>();
     s->stop = std::make_unique<Event>();
@@ -237,7 +238,14 @@ CudaTimes cuda_timed(const std::function<void()>& fn) {
   CudaTimes t;
   cudaStream_t st = stream();
   check(cudaEventRecord(s.start->e, st), "cudaEventRecord(start)");
-  fn();
+  {
+    // Work the call queues on streams of its own is bracketed by events (async_escape).
+    struct Bracketing {
+      explicit Bracketing(cudaStream_t timed) { device_work::arm_timed(timed); }
+      ~Bracketing() { device_work::disarm_timed(); }
+    } bracketing(st);
+    fn();
+  }
   check(cudaEventRecord(s.stop->e, st), "cudaEventRecord(stop)");
   check(cudaEventSynchronize(s.stop->e), "the timed call");
   // Anything still running now was not on the timed stream (side streams, daemon kernels).
@@ -248,6 +256,10 @@ CudaTimes cuda_timed(const std::function<void()>& fn) {
   // An idle device synchronises in microseconds; the margin keeps a loaded host's scheduling
   // hiccups from looking like escaped work. The raw idle_wait_s goes back for finer policies.
   if (t.idle_wait_s > 1e-3) t.evidence |= protocol::kEvidenceDeviceBusyAfterCall;
+  // Side-stream work that began before the start event completed (it overlapped the runner's own
+  // input copies and flush, so the events time none of it) or ended after the stop event. Joined
+  // work lies inside; the margin covers the events' timestamp resolution.
+  if (device_work::outside_timed_region(s.start->e, s.stop->e) > 4e-6) t.evidence |= protocol::kEvidenceWorkOutsideTimedRegion;
   float ms = 0;
   check(cudaEventElapsedTime(&ms, s.start->e, s.stop->e), "cudaEventElapsedTime");
   t.call_s = ms * 1e-3;

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <thread>
+#include <vector>
 
 namespace dw = kg::runner::device_work;
 
@@ -70,6 +71,82 @@ TEST(DeviceWork, CountsOnlyWhileArmedAndFromAnyThread) {
   c.device_work();
   dw::arm();
   EXPECT_EQ(dw::disarm(), 0u) << "arming starts from zero";
+}
+
+bool have_device() {
+  int n = 0;
+  const bool yes = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+  cudaGetLastError();
+  return yes;
+}
+
+// The timed calls' bracketing, on a GPU (tools/gpu-check runs it): memsets stand in for kernels
+// (this executable's own calls reach its definitions, as the artifact's reach kg-runner's), the
+// legacy default stream for the runner's timed stream.
+class DeviceWorkGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!have_device()) GTEST_SKIP() << "needs a GPU (tools/gpu-check)";
+    ASSERT_TRUE(dw::install());
+    ASSERT_TRUE(dw::create_bracket_events());
+    ASSERT_EQ(cudaMalloc(&big_, kBig), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&small_, 4096), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), cudaSuccess);
+    for (cudaEvent_t* e : {&start_, &stop_, &ready_, &done_}) ASSERT_EQ(cudaEventCreate(e), cudaSuccess);
+  }
+  void TearDown() override {
+    cudaDeviceSynchronize();
+    for (cudaEvent_t e : {start_, stop_, ready_, done_})
+      if (e) cudaEventDestroy(e);
+    if (side_) cudaStreamDestroy(side_);
+    if (big_) cudaFree(big_);
+    if (small_) cudaFree(small_);
+  }
+  // Runs `call` as a timed call on the legacy stream; how far its bracketed work ran outside.
+  template <typename F>
+  double timed(F call) {
+    EXPECT_EQ(cudaEventRecord(start_, nullptr), cudaSuccess);
+    dw::arm_timed(nullptr);
+    call();
+    dw::disarm_timed();
+    EXPECT_EQ(cudaEventRecord(stop_, nullptr), cudaSuccess);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    return dw::outside_timed_region(start_, stop_);
+  }
+  static constexpr size_t kBig = size_t(1) << 30;  // a memset of about 0.3 ms on an H200
+  void* big_ = nullptr;
+  void* small_ = nullptr;
+  cudaStream_t side_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr, ready_ = nullptr, done_ = nullptr;
+};
+
+TEST_F(DeviceWorkGpu, WorkLeftRunningOnASideStreamEndsAfterTheStop) {
+  const double outside = timed([&] { cudaMemsetAsync(big_, 1, kBig, side_); });
+  EXPECT_GT(outside, 50e-6) << "an unjoined 1 GiB memset ends long after the stop event";
+}
+
+TEST_F(DeviceWorkGpu, SideStreamWorkBesideTheRunnersPreparationBeginsBeforeTheStart) {
+  cudaMemsetAsync(big_, 2, kBig, nullptr);  // the runner's input copies and flush, not armed
+  const double outside = timed([&] {
+    cudaMemsetAsync(small_, 3, 4096, side_);
+    cudaEventRecord(done_, side_);
+    cudaStreamWaitEvent(nullptr, done_, 0);  // joined at the end, but never waited for the start
+  });
+  EXPECT_GT(outside, 50e-6) << "the side memset ran while the timed stream was still busy before the start event";
+}
+
+TEST_F(DeviceWorkGpu, JoinedSideStreamWorkAndTimedStreamWorkLieInside) {
+  cudaMemsetAsync(big_, 4, kBig, nullptr);
+  const double joined = timed([&] {
+    cudaEventRecord(ready_, nullptr);
+    cudaStreamWaitEvent(side_, ready_, 0);
+    cudaMemsetAsync(big_, 5, kBig, side_);
+    cudaEventRecord(done_, side_);
+    cudaStreamWaitEvent(nullptr, done_, 0);
+  });
+  EXPECT_LT(joined, 4e-6);
+  const double same = timed([&] { cudaMemsetAsync(big_, 6, kBig, nullptr); });
+  EXPECT_EQ(same, 0.0) << "work on the timed stream is not bracketed";
 }
 
 }  // namespace

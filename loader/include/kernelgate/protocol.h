@@ -54,6 +54,7 @@ enum Evidence : uint32_t {
   kEvidencePoisonOff = 1u << 7,            // allocation poisoning was switched off during a call
   kEvidenceUnwrittenBool = 1u << 8,        // a bool output held bytes other than 0/1 (poison never overwritten); set to 1 before encoding
   kEvidenceNoDeviceWork = 1u << 9,         // a judged call on cuda:0 returned elements but its host code queued no device work
+  kEvidenceWorkOutsideTimedRegion = 1u << 10,  // a timed call's work on a stream of its own ran before its start or after its stop event
 };
 
 constexpr uint32_t kMaxDispatched = 16;       // distinct operators reported per Call

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <atomic>
 
 // The entry points nvcc's <<<>>> launches go through (crt/host_runtime.h), and the per-thread
@@ -34,6 +35,29 @@ std::atomic<uint64_t> g_work{0};
 
 void count() {
   if (g_armed.load(std::memory_order_relaxed)) g_work.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Bracketing: the timed stream while armed, the events, how many were handed out.
+std::atomic<bool> g_timed_armed{false};
+cudaStream_t g_timed = nullptr;
+std::atomic<int> g_bracketed{0};
+cudaEvent_t g_before[kMaxBracketed] = {};
+cudaEvent_t g_after[kMaxBracketed] = {};
+bool g_have_events = false;
+
+bool legacy(cudaStream_t s) { return s == nullptr || s == cudaStreamLegacy; }
+
+// The slot for work about to be queued on `s`, its "before" event recorded; -1 when not bracketed.
+int bracket_begin(cudaStream_t s) {
+  if (!g_timed_armed.load(std::memory_order_acquire) || !g_have_events) return -1;
+  if (s == g_timed || (legacy(s) && legacy(g_timed))) return -1;
+  const int slot = g_bracketed.fetch_add(1, std::memory_order_relaxed);
+  if (slot >= kMaxBracketed) return -1;
+  return cudaEventRecord(g_before[slot], s) == cudaSuccess ? slot : -1;
+}
+
+void bracket_end(int slot, cudaStream_t s) {
+  if (slot >= 0) cudaEventRecord(g_after[slot], s);
 }
 
 // libcudart's definition of `name` (the next one after the runner's in lookup order).
@@ -78,55 +102,92 @@ uint64_t disarm() {
   return g_work.load(std::memory_order_relaxed);
 }
 
+bool create_bracket_events() {
+  if (g_have_events) return true;
+  for (int i = 0; i < kMaxBracketed; ++i)
+    if (cudaEventCreate(&g_before[i]) != cudaSuccess || cudaEventCreate(&g_after[i]) != cudaSuccess) return false;
+  g_have_events = true;
+  return true;
+}
+
+void arm_timed(CUstream_st* timed) {
+  g_timed = timed;
+  g_bracketed.store(0, std::memory_order_relaxed);
+  g_timed_armed.store(true, std::memory_order_release);
+}
+
+void disarm_timed() { g_timed_armed.store(false, std::memory_order_seq_cst); }
+
+double outside_timed_region(CUevent_st* start, CUevent_st* stop) {
+  const int n = std::min(g_bracketed.load(std::memory_order_relaxed), kMaxBracketed);
+  float worst_ms = 0;
+  for (int i = 0; i < n; ++i) {
+    float early = 0, late = 0;
+    if (cudaEventElapsedTime(&early, start, g_before[i]) == cudaSuccess) worst_ms = std::max(worst_ms, -early);
+    if (cudaEventElapsedTime(&late, stop, g_after[i]) == cudaSuccess) worst_ms = std::max(worst_ms, late);
+  }
+  cudaGetLastError();  // an event a failed launch never recorded leaves an error behind
+  return worst_ms * 1e-3;
+}
+
 }  // namespace kg::runner::device_work
 
 namespace dw = kg::runner::device_work;
 
 // One forwarding definition per entry point: COUNT runs first (it sees the arguments), then
-// libcudart's own function is called. A missing libcudart answers cudaErrorNotSupported.
-#define KG_FORWARD(ret, name, params, args, COUNT)                                          \
+// libcudart's own function is called, bracketed when STREAM (the stream it queues on, or
+// NO_STREAM for the synchronous ones) is not the timed stream. A missing libcudart answers
+// cudaErrorNotSupported.
+#define NO_STREAM cudaStreamLegacy
+#define KG_FORWARD(ret, name, params, args, COUNT, STREAM)                                  \
   namespace kg::runner::device_work {                                                      \
   std::atomic<ret(*) params> real_##name{nullptr};                                          \
   }                                                                                         \
   extern "C" __attribute__((visibility("default"))) ret name params {                      \
     COUNT;                                                                                  \
     auto f = dw::real(dw::real_##name, #name);                                              \
-    return f ? f args : cudaErrorNotSupported;                                              \
+    if (!f) return cudaErrorNotSupported;                                                   \
+    const int slot = dw::bracket_begin(STREAM);                                             \
+    const ret r = f args;                                                                   \
+    dw::bracket_end(slot, STREAM);                                                          \
+    return r;                                                                               \
   }
 
 #if CUDART_VERSION >= 12000
 KG_FORWARD(cudaError_t, __cudaLaunchKernel, (cudaKernel_t k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
-           (k, g, b, a, s, st), dw::count())
+           (k, g, b, a, s, st), dw::count(), st)
 KG_FORWARD(cudaError_t, __cudaLaunchKernel_ptsz, (cudaKernel_t k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
-           (k, g, b, a, s, st), dw::count())
+           (k, g, b, a, s, st), dw::count(), st)
 #endif
 KG_FORWARD(cudaError_t, cudaLaunchKernel, (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
-           (k, g, b, a, s, st), dw::count())
+           (k, g, b, a, s, st), dw::count(), st)
 KG_FORWARD(cudaError_t, cudaLaunchKernel_ptsz, (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
-           (k, g, b, a, s, st), dw::count())
-KG_FORWARD(cudaError_t, cudaLaunchKernelExC, (const cudaLaunchConfig_t* c, const void* k, void** a), (c, k, a), dw::count())
+           (k, g, b, a, s, st), dw::count(), st)
+KG_FORWARD(cudaError_t, cudaLaunchKernelExC, (const cudaLaunchConfig_t* c, const void* k, void** a), (c, k, a), dw::count(),
+           c ? c->stream : NO_STREAM)
 KG_FORWARD(cudaError_t, cudaLaunchKernelExC_ptsz, (const cudaLaunchConfig_t* c, const void* k, void** a), (c, k, a),
-           dw::count())
+           dw::count(), c ? c->stream : NO_STREAM)
 KG_FORWARD(cudaError_t, cudaLaunchCooperativeKernel,
-           (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st), (k, g, b, a, s, st), dw::count())
+           (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st), (k, g, b, a, s, st), dw::count(), st)
 KG_FORWARD(cudaError_t, cudaLaunchCooperativeKernel_ptsz,
-           (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st), (k, g, b, a, s, st), dw::count())
-KG_FORWARD(cudaError_t, cudaGraphLaunch, (cudaGraphExec_t g, cudaStream_t st), (g, st), dw::count())
-KG_FORWARD(cudaError_t, cudaGraphLaunch_ptsz, (cudaGraphExec_t g, cudaStream_t st), (g, st), dw::count())
-KG_FORWARD(cudaError_t, cudaMemsetAsync, (void* p, int v, size_t n, cudaStream_t st), (p, v, n, st), dw::count())
-KG_FORWARD(cudaError_t, cudaMemsetAsync_ptsz, (void* p, int v, size_t n, cudaStream_t st), (p, v, n, st), dw::count())
-KG_FORWARD(cudaError_t, cudaMemset, (void* p, int v, size_t n), (p, v, n), dw::count())
-KG_FORWARD(cudaError_t, cudaMemset_ptds, (void* p, int v, size_t n), (p, v, n), dw::count())
+           (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st), (k, g, b, a, s, st), dw::count(), st)
+KG_FORWARD(cudaError_t, cudaGraphLaunch, (cudaGraphExec_t g, cudaStream_t st), (g, st), dw::count(), st)
+KG_FORWARD(cudaError_t, cudaGraphLaunch_ptsz, (cudaGraphExec_t g, cudaStream_t st), (g, st), dw::count(), st)
+KG_FORWARD(cudaError_t, cudaMemsetAsync, (void* p, int v, size_t n, cudaStream_t st), (p, v, n, st), dw::count(), st)
+KG_FORWARD(cudaError_t, cudaMemsetAsync_ptsz, (void* p, int v, size_t n, cudaStream_t st), (p, v, n, st), dw::count(), st)
+KG_FORWARD(cudaError_t, cudaMemset, (void* p, int v, size_t n), (p, v, n), dw::count(), NO_STREAM)
+KG_FORWARD(cudaError_t, cudaMemset_ptds, (void* p, int v, size_t n), (p, v, n), dw::count(), NO_STREAM)
 KG_FORWARD(cudaError_t, cudaMemcpyAsync, (void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t st),
-           (d, s, n, k, st), dw::count_copy(d, s, k))
+           (d, s, n, k, st), dw::count_copy(d, s, k), st)
 KG_FORWARD(cudaError_t, cudaMemcpyAsync_ptsz, (void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t st),
-           (d, s, n, k, st), dw::count_copy(d, s, k))
+           (d, s, n, k, st), dw::count_copy(d, s, k), st)
 KG_FORWARD(cudaError_t, cudaMemcpy, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k),
-           dw::count_copy(d, s, k))
+           dw::count_copy(d, s, k), NO_STREAM)
 KG_FORWARD(cudaError_t, cudaMemcpy_ptds, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k),
-           dw::count_copy(d, s, k))
+           dw::count_copy(d, s, k), NO_STREAM)
 
 #undef KG_FORWARD
+#undef NO_STREAM
 
 bool kg::runner::device_work::install() {
   bool ok = true;

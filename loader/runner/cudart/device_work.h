@@ -1,12 +1,22 @@
-// Device work watch (no_device_work, THREATS.md B19): kg-runner defines and exports the CUDA
-// runtime's kernel-launch, memset and copy entry points (device_work.cc), so the submission's
-// calls into libcudart reach them first; each counts what it queues and forwards to libcudart.
-// Only device-side work counts: kernel launches (<<<>>>, cudaLaunchKernel*, cooperative,
-// graphs), memsets and device-to-device copies. A host-to-device copy of a result computed on
-// the host, or a host function queued on a stream, is not device work.
+// Device work watch (no_device_work and async_escape, THREATS.md B19 and B10): kg-runner defines
+// and exports the CUDA runtime's kernel-launch, memset and copy entry points (device_work.cc),
+// so the submission's calls into libcudart reach them first; each notes what it queues and
+// forwards to libcudart.
+//
+// Counting (untimed calls): only device-side work counts: kernel launches (<<<>>>,
+// cudaLaunchKernel*, cooperative, graphs), memsets and device-to-device copies. A host-to-device
+// copy of a result computed on the host, or a host function queued on a stream, is not device
+// work.
+//
+// Bracketing (timed calls): work queued on a stream other than the timed one gets an event on its
+// stream just before and just after it, so the runner can tell whether it ran inside the call's
+// start and stop events.
 #pragma once
 
 #include <cstdint>
+
+struct CUstream_st;
+struct CUevent_st;
 
 namespace kg::runner::device_work {
 
@@ -17,5 +27,17 @@ bool install();
 void arm();
 // Stops counting; the number of device work items queued since arm().
 uint64_t disarm();
+
+// The work items bracketed per timed call (the first ones; later ones are not).
+constexpr int kMaxBracketed = 16;
+// Creates the bracketing events (needs the CUDA context); false when that fails.
+bool create_bracket_events();
+// Brackets the work queued by any thread on streams other than `timed` until disarm_timed().
+// With the legacy default stream as `timed`, work on it (stream 0 or cudaStreamLegacy) is its own.
+void arm_timed(CUstream_st* timed);
+void disarm_timed();
+// After the device is idle: the longest time (seconds) by which bracketed work began before
+// `start` completed or ended after `stop` completed; 0 when none did or nothing was bracketed.
+double outside_timed_region(CUevent_st* start, CUevent_st* stop);
 
 }  // namespace kg::runner::device_work
