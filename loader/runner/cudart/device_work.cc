@@ -43,6 +43,7 @@ cudaStream_t g_timed = nullptr;
 std::atomic<int> g_bracketed{0};
 cudaEvent_t g_before[kMaxBracketed] = {};
 cudaEvent_t g_after[kMaxBracketed] = {};
+std::atomic<bool> g_recorded[kMaxBracketed] = {};  // both events of the slot recorded in this call
 bool g_have_events = false;
 
 bool legacy(cudaStream_t s) { return s == nullptr || s == cudaStreamLegacy; }
@@ -57,7 +58,7 @@ int bracket_begin(cudaStream_t s) {
 }
 
 void bracket_end(int slot, cudaStream_t s) {
-  if (slot >= 0) cudaEventRecord(g_after[slot], s);
+  if (slot >= 0 && cudaEventRecord(g_after[slot], s) == cudaSuccess) g_recorded[slot].store(true, std::memory_order_release);
 }
 
 // libcudart's definition of `name` (the next one after the runner's in lookup order).
@@ -112,6 +113,7 @@ bool create_bracket_events() {
 
 void arm_timed(CUstream_st* timed) {
   g_timed = timed;
+  for (auto& r : g_recorded) r.store(false, std::memory_order_relaxed);
   g_bracketed.store(0, std::memory_order_relaxed);
   g_timed_armed.store(true, std::memory_order_release);
 }
@@ -122,6 +124,7 @@ double outside_timed_region(CUevent_st* start, CUevent_st* stop) {
   const int n = std::min(g_bracketed.load(std::memory_order_relaxed), kMaxBracketed);
   float worst_ms = 0;
   for (int i = 0; i < n; ++i) {
+    if (!g_recorded[i].load(std::memory_order_acquire)) continue;  // a failed record leaves a stale event
     float early = 0, late = 0;
     if (cudaEventElapsedTime(&early, start, g_before[i]) == cudaSuccess) worst_ms = std::max(worst_ms, -early);
     if (cudaEventElapsedTime(&late, stop, g_after[i]) == cudaSuccess) worst_ms = std::max(worst_ms, late);
