@@ -256,4 +256,11 @@ std::optional<std::string> escaped_work_evidence(const std::vector<double>& cand
   return o.str();
 }
 
+bool returns_only_views(const c10::FunctionSchema& schema) {
+  if (schema.returns().empty()) return false;
+  for (const auto& ret : schema.returns())
+    if (!ret.alias_info() || ret.alias_info()->isWrite()) return false;
+  return true;
+}
+
 }  // namespace kg::harness

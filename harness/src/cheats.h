@@ -4,6 +4,7 @@
 
 #include "kernelgate/harness.h"
 
+#include <ATen/core/function_schema.h>
 #include <ATen/core/ivalue.h>
 
 #include <optional>
@@ -52,6 +53,10 @@ std::optional<Sample> enlarged_sample(const Sample& sample, int64_t factor);
 // fewer than 3 calls or where no waits were reported (CPU).
 std::optional<std::string> escaped_work_evidence(const std::vector<double>& cand_idle_s, const std::vector<double>& eager_idle_s,
                                                  const std::vector<double>& cand_times_s);
+
+// B19: whether every return of the op is a view of an argument (an alias annotation without a
+// write: `t`, `transpose`, `split`): such an op legitimately queues no device work.
+bool returns_only_views(const c10::FunctionSchema& schema);
 
 // Input elements a sample's spec describes (tensors, tensor lists and tuples).
 int64_t spec_numel(const Sample& sample);

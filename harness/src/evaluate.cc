@@ -269,7 +269,7 @@ class OpEvaluation {
     for (const Meaning& m : meanings)
       if (out.evidence & m.bit) violation(m.rule, sample + ": " + m.what);
     // A view op's result legitimately needs no device work.
-    if ((out.evidence & protocol::kEvidenceNoDeviceWork) && !returns_only_views())
+    if ((out.evidence & protocol::kEvidenceNoDeviceWork) && !(schema_ && returns_only_views(*schema_)))
       violation("no_device_work", sample +
                                       ": the call returned elements on cuda:0, but its host code queued no device work (no kernel "
                                       "launch, memset or device-to-device copy through libcudart): computed on the host");
@@ -281,14 +281,6 @@ class OpEvaluation {
     else if (out.evidence & protocol::kEvidenceDispatchedOverflow)
       violation("fallback_to_torch", sample + ": the kernel dispatched more than " + std::to_string(protocol::kMaxDispatched) +
                                          " distinct PyTorch operators during its call (not all could be checked)");
-  }
-
-  // Whether every return of the op is a view of an argument (alias annotation without a write).
-  bool returns_only_views() const {
-    if (!schema_ || schema_->returns().empty()) return false;
-    for (const auto& ret : schema_->returns())
-      if (!ret.alias_info() || ret.alias_info()->isWrite()) return false;
-    return true;
   }
 
   loader::CallOptions call_options(const std::vector<c10::IValue>& ref_returns, int warmup = 0, int reps = 0) const {

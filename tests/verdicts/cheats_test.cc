@@ -1,5 +1,6 @@
 // The classifiers behind the trial-based rules, on tensors alone.
 #include "../../harness/src/cheats.h"
+#include "kernelgate/loader.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -64,6 +65,16 @@ TEST(VerdictCheats, PoisonFractionCountsWrongElementsHoldingTheRunnersJunk) {
   at::Tensor junk = at::empty({4}, at::kHalf);
   junk.view(at::kInt).fill_(0x7fedbeef);
   EXPECT_DOUBLE_EQ(kg::harness::poison_fraction({junk}, {h}), 1.0);
+}
+
+TEST(VerdictCheats, OnlyViewOpsMayReturnElementsWithoutDeviceWork) {
+  using kg::harness::returns_only_views;
+  auto schema = [](const char* op) { return kg::loader::aten_schema(op); };
+  for (const char* view : {"t.default", "transpose.int", "split.Tensor", "view.default", "alias.default"})
+    EXPECT_TRUE(returns_only_views(schema(view))) << view;
+  // Computed results, in-place and out= results (written aliases), and ops with no return.
+  for (const char* op : {"relu.default", "relu_.default", "add.out", "clone.default", "_softmax.default", "_foreach_add_.Scalar"})
+    EXPECT_FALSE(returns_only_views(schema(op))) << op;
 }
 
 TEST(VerdictCheats, WorkLeftRunningAfterTheEndEventIsEscapedWork) {
