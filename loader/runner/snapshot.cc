@@ -3,6 +3,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <thread>
@@ -10,26 +11,37 @@
 namespace kg::runner {
 namespace {
 
-void collect_cpu_tensors(const c10::IValue& v, std::vector<at::Tensor>& out) {
+void collect_tensors(const c10::IValue& v, std::vector<at::Tensor>& out) {
   if (v.isTensor()) {
-    if (v.toTensor().defined() && v.toTensor().device().is_cpu()) out.push_back(v.toTensor());
+    if (v.toTensor().defined()) out.push_back(v.toTensor());
   } else if (v.isTensorList()) {
     for (const at::Tensor& t : v.toTensorList())
-      if (t.defined() && t.device().is_cpu()) out.push_back(t);
+      if (t.defined()) out.push_back(t);
   } else if (v.isTuple()) {
-    for (const auto& e : v.toTupleRef().elements()) collect_cpu_tensors(e, out);
+    for (const auto& e : v.toTupleRef().elements()) collect_tensors(e, out);
   } else if (v.isList()) {
     auto l = v.toList();
-    for (size_t i = 0; i < l.size(); ++i) collect_cpu_tensors(l.get(i), out);
+    for (size_t i = 0; i < l.size(); ++i) collect_tensors(l.get(i), out);
   }
+}
+
+std::vector<at::Tensor> defined_tensors(const std::vector<c10::IValue>& values) {
+  std::vector<at::Tensor> out;
+  for (const auto& v : values) collect_tensors(v, out);
+  return out;
 }
 
 }  // namespace
 
 std::vector<at::Tensor> cpu_tensors(const std::vector<c10::IValue>& values) {
-  std::vector<at::Tensor> out;
-  for (const auto& v : values) collect_cpu_tensors(v, out);
+  std::vector<at::Tensor> out = defined_tensors(values);
+  out.erase(std::remove_if(out.begin(), out.end(), [](const at::Tensor& t) { return !t.device().is_cpu(); }), out.end());
   return out;
+}
+
+bool holds_elements(const std::vector<c10::IValue>& values) {
+  const std::vector<at::Tensor> ts = defined_tensors(values);
+  return std::any_of(ts.begin(), ts.end(), [](const at::Tensor& t) { return t.numel() > 0; });
 }
 
 Snapshot::Snapshot(const std::vector<c10::IValue>& values) {
