@@ -72,17 +72,20 @@ F real(std::atomic<F>& slot, const char* name) {
   return f;
 }
 
-std::atomic<cudaError_t (*)(cudaPointerAttributes*, const void*)> real_attributes{nullptr};
-std::atomic<cudaError_t (*)()> real_get_last_error{nullptr};
+// Runs `query` (a runtime call of the watch's own) and, when it fails, takes back the error it
+// leaves as the thread's last error, unless an error of the caller's was already pending: the
+// watch must neither leave an error behind nor swallow one.
+template <typename Q>
+bool quietly(Q query) {
+  const cudaError_t pending = cudaPeekAtLastError();
+  if (query()) return true;
+  if (pending == cudaSuccess) cudaGetLastError();
+  return false;
+}
 
 bool on_device(const void* p) {
-  auto attributes = real(real_attributes, "cudaPointerGetAttributes");
   cudaPointerAttributes a{};
-  if (!attributes || attributes(&a, p) != cudaSuccess) {
-    // An unregistered host pointer must not leave an error behind for the caller to find.
-    if (auto clear = real(real_get_last_error, "cudaGetLastError")) clear();
-    return false;
-  }
+  if (!quietly([&] { return cudaPointerGetAttributes(&a, p) == cudaSuccess; })) return false;
   return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
 }
 
@@ -126,10 +129,9 @@ double outside_timed_region(CUevent_st* start, CUevent_st* stop) {
   for (int i = 0; i < n; ++i) {
     if (!g_recorded[i].load(std::memory_order_acquire)) continue;  // a failed record leaves a stale event
     float early = 0, late = 0;
-    if (cudaEventElapsedTime(&early, start, g_before[i]) == cudaSuccess) worst_ms = std::max(worst_ms, -early);
-    if (cudaEventElapsedTime(&late, stop, g_after[i]) == cudaSuccess) worst_ms = std::max(worst_ms, late);
+    if (quietly([&] { return cudaEventElapsedTime(&early, start, g_before[i]) == cudaSuccess; })) worst_ms = std::max(worst_ms, -early);
+    if (quietly([&] { return cudaEventElapsedTime(&late, stop, g_after[i]) == cudaSuccess; })) worst_ms = std::max(worst_ms, late);
   }
-  cudaGetLastError();  // an event a failed launch never recorded leaves an error behind
   return worst_ms * 1e-3;
 }
 
@@ -215,8 +217,6 @@ bool kg::runner::device_work::install() {
   KG_RESOLVE(cudaMemcpyAsync_ptsz)
   KG_RESOLVE(cudaMemcpy)
   KG_RESOLVE(cudaMemcpy_ptds)
-  ok = real(real_attributes, "cudaPointerGetAttributes") != nullptr && ok;
-  ok = real(real_get_last_error, "cudaGetLastError") != nullptr && ok;
 #undef KG_RESOLVE
   return ok;
 }
