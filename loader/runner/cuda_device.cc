@@ -233,17 +233,33 @@ uint32_t cuda_before_timed(int64_t bytes) {
   return ev;
 }
 
+namespace {
+
+// Work a call queues on streams of its own is bracketed by events (async_escape), while the call runs.
+struct Bracketing {
+  explicit Bracketing(cudaStream_t call_stream) { device_work::arm_timed(call_stream); }
+  ~Bracketing() { device_work::disarm_timed(); }
+  Bracketing(const Bracketing&) = delete;
+  Bracketing& operator=(const Bracketing&) = delete;
+};
+
+// After the device is idle: side-stream work that began before the call's start event completed
+// (it overlapped the runner's own input copies and flush: it did not wait for the inputs, and
+// timed events time none of it) or ended after the stop event (the call's stream did not wait
+// for it). Joined work lies inside; the margin covers the events' timestamp resolution.
+uint32_t bracketed_work_evidence(const State& s) {
+  return device_work::outside_timed_region(s.start->e, s.stop->e) > 4e-6 ? protocol::kEvidenceWorkOutsideTimedRegion : 0;
+}
+
+}  // namespace
+
 CudaTimes cuda_timed(const std::function<void()>& fn) {
   State& s = *g_state;
   CudaTimes t;
   cudaStream_t st = stream();
   check(cudaEventRecord(s.start->e, st), "cudaEventRecord(start)");
   {
-    // Work the call queues on streams of its own is bracketed by events (async_escape).
-    struct Bracketing {
-      explicit Bracketing(cudaStream_t timed) { device_work::arm_timed(timed); }
-      ~Bracketing() { device_work::disarm_timed(); }
-    } bracketing(st);
+    Bracketing bracketing(st);
     fn();
   }
   check(cudaEventRecord(s.stop->e, st), "cudaEventRecord(stop)");
@@ -252,14 +268,11 @@ CudaTimes cuda_timed(const std::function<void()>& fn) {
   auto t0 = std::chrono::steady_clock::now();
   if (cudaStreamQuery(st) != cudaSuccess) t.evidence |= protocol::kEvidenceDeviceBusyAfterCall;
   check(cudaDeviceSynchronize(), "after the timed call");
+  // The wait goes back raw: the supervisor compares its median with eager's. One call's wait is
+  // no evidence by itself: on the H200, eight evaluations sharing the host made an honest
+  // device-to-device copy wait over 1 ms once (a scheduling hiccup, not work).
   t.idle_wait_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // An idle device synchronises in microseconds; the margin keeps a loaded host's scheduling
-  // hiccups from looking like escaped work. The raw idle_wait_s goes back for finer policies.
-  if (t.idle_wait_s > 1e-3) t.evidence |= protocol::kEvidenceDeviceBusyAfterCall;
-  // Side-stream work that began before the start event completed (it overlapped the runner's own
-  // input copies and flush, so the events time none of it) or ended after the stop event. Joined
-  // work lies inside; the margin covers the events' timestamp resolution.
-  if (device_work::outside_timed_region(s.start->e, s.stop->e) > 4e-6) t.evidence |= protocol::kEvidenceWorkOutsideTimedRegion;
+  t.evidence |= bracketed_work_evidence(s);
   float ms = 0;
   check(cudaEventElapsedTime(&ms, s.start->e, s.stop->e), "cudaEventElapsedTime");
   t.call_s = ms * 1e-3;
@@ -269,6 +282,19 @@ CudaTimes cuda_timed(const std::function<void()>& fn) {
 void cuda_check_idle(const char* where) {
   check(cudaDeviceSynchronize(), where);
   check(cudaGetLastError(), where);
+}
+
+uint32_t cuda_untimed(const std::function<void()>& fn) {
+  State& s = *g_state;
+  cudaStream_t st = stream();
+  check(cudaEventRecord(s.start->e, st), "cudaEventRecord(start)");
+  {
+    Bracketing bracketing(st);
+    fn();
+  }
+  check(cudaEventRecord(s.stop->e, st), "cudaEventRecord(stop)");
+  cuda_check_idle("after the call");
+  return bracketed_work_evidence(s);
 }
 
 // ---- the nvrtc kind ---------------------------------------------------------------------------

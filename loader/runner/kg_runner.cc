@@ -299,7 +299,11 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
         std::optional<runner::DeviceWorkWatch> device_work;
         if (on_cuda && g_host_code) device_work.emplace();
 #endif
-        out = g_op->run(args);
+#if KG_RUNNER_CUDA
+        if (on_cuda) r->evidence |= runner::cuda_untimed([&] { out = g_op->run(args); });
+        else
+#endif
+          out = g_op->run(args);
 #if KG_RUNNER_CUDA
         if (device_work && device_work->finish() == 0 && runner::holds_elements(out))
           r->evidence |= protocol::kEvidenceNoDeviceWork;
@@ -311,9 +315,6 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
           after_return.emplace(all);
         }
         r->evidence |= watch.finish();
-#if KG_RUNNER_CUDA
-        if (on_cuda) runner::cuda_check_idle("after the call");
-#endif
         // A thread the call left behind may still be starting: it gets a longer window.
         const auto window = std::chrono::microseconds(thread_count() > threads_before ? 20000 : 3000);
         if (after_return && after_return->changes_within(window)) r->evidence |= protocol::kEvidenceOutputsChangedAfterReturn;

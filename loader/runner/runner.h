@@ -59,6 +59,11 @@ struct CudaTimes {
 CudaTimes cuda_timed(const std::function<void()>& fn);
 // Synchronises the device and throws DeviceError on a sticky error (after untimed calls too).
 void cuda_check_idle(const char* where);
+// An untimed call on cuda:0: `fn` between events on the current stream, with a timed call's
+// bracketing of work on streams of the call's own, then cuda_check_idle. Returns
+// kEvidenceWorkOutsideTimedRegion when such work was not ordered with the call's stream (it began
+// before the call's inputs were ready, or outlived the call's stream), else 0.
+uint32_t cuda_untimed(const std::function<void()>& fn);
 // The nvrtc kind: loads cubin + launch table; throws std::runtime_error with the reason.
 std::unique_ptr<Op> load_nvrtc(const std::string& cubin_path, const std::string& aten_name, const std::string& overload);
 #endif

@@ -13,6 +13,7 @@
 #include "kernelgate/launch.h"
 #include "kernelgate/loader.h"
 #include "kg_build_config.h"
+#include "nvcc_pipeline.h"
 #include "sha256.h"
 #include "toolchain.h"
 #include "util.h"
@@ -21,6 +22,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -151,9 +153,12 @@ Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signa
 }
 
 // cuda: nvcc compiles the submission's unit while g++ compiles the registration against the
-// precompiled prelude (in parallel), then g++ links. One sandboxed /bin/sh runs the three steps.
+// precompiled prelude (in parallel), then g++ links. One sandboxed /bin/sh runs the steps. nvcc's
+// own steps run as two parallel chains when its dry run has the expected shape (nvcc_pipeline.h),
+// else nvcc runs whole. `sh kg_build.sh full` builds the unit against all of ATen (see the shim
+// in shim.cc); build() retries that way when the lean unit lacks a name.
 Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
-               const std::string& arch, const BuildOptions& options) {
+               const std::string& arch, const std::string& unit_seed, const BuildOptions& options) {
   Plan p;
   p.generated.push_back({"kg_unit.cu", glue::cuda_unit(op, sig, "src/" + src_name)});
   p.generated.push_back({"kg_glue.cc", glue::cuda_registration(op, schema, sig)});
@@ -172,15 +177,33 @@ Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Sign
   cxx.insert(cxx.end(), {"-c", "kg_glue.cc", "-o", "kg_glue.o"});
   std::vector<std::string> link = {KG_CXX_COMPILER, "-shared", "kg_unit.o", "kg_glue.o", "-o", p.artifact};
   for (const auto& f : toolchain::link_flags(true)) link.push_back(f);
+
+  std::string why = "BuildOptions::nvcc_whole";
+  std::optional<nvcc::Pipeline> pipe;
+  if (!options.nvcc_whole) pipe = nvcc::parse_dryrun(toolchain::nvcc_dryrun(arch, options), "$ATEN", &why);
   std::ostringstream sh;
-  // `sh kg_build.sh full` builds the unit against all of ATen (see the shim in toolchain.cc).
   sh << "# kernelgate cuda-kind build (generated)\n"
      << "ATEN=\"\"; [ \"${1:-}\" = full ] && ATEN=-DKG_FULL_ATEN=1\n"
-     << "( " << sh_line(cxx) << " > glue.log 2>&1; echo $? > glue.rc ) &\n"
-     << sh_line(nvcc) << " $ATEN > unit.log 2>&1; echo $? > unit.rc\n"
-     << "wait\n"
-     << "[ \"$(cat unit.rc)\" = 0 ] && [ \"$(cat glue.rc)\" = 0 ] || exit 1\n"
-     << sh_line(link) << " > link.log 2>&1 || exit 1\n";
+     << "( " << sh_line(cxx) << " > glue.log 2>&1; echo $? > glue.rc ) &\n";
+  if (pipe) {
+    // unit.log gets one chain's log: both front ends report the same source errors.
+    sh << "# nvcc's steps (from nvcc --dryrun), host and device chains side by side\n";
+    for (const auto& e : pipe->env) sh << "export " << e << "\n";
+    sh << "printf '%s' " << sh_quote(nvcc::module_id(unit_seed)) << " > " << pipe->module_id_file << "\n"
+       << "( ( " << join(pipe->host, " && ") << " ) > unit-host.log 2>&1; echo $? > unit-host.rc ) &\n"
+       << "( " << join(pipe->device, " && ") << " ) > unit-device.log 2>&1; echo $? > unit-device.rc\n"
+       << "wait\n"
+       << "if [ \"$(cat unit-host.rc)\" != 0 ]; then cat unit-host.log > unit.log; exit 1; fi\n"
+       << "if [ \"$(cat unit-device.rc)\" != 0 ]; then cat unit-device.log > unit.log; exit 1; fi\n"
+       << pipe->host_compile << " > unit.log 2>&1 || exit 1\n"
+       << "[ \"$(cat glue.rc)\" = 0 ] || exit 1\n";
+  } else {
+    sh << "# nvcc whole (" << replace_all(why, "\n", " ") << ")\n"
+       << sh_line(nvcc) << " $ATEN > unit.log 2>&1; echo $? > unit.rc\n"
+       << "wait\n"
+       << "[ \"$(cat unit.rc)\" = 0 ] && [ \"$(cat glue.rc)\" = 0 ] || exit 1\n";
+  }
+  sh << sh_line(link) << " > link.log 2>&1 || exit 1\n";
   p.generated.push_back({"kg_build.sh", sh.str()});
   p.argv = {"/bin/sh", "kg_build.sh"};
   p.logs = {"unit.log", "glue.log", "link.log"};
@@ -258,7 +281,16 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
     if (op.kind != Kind::Cpu) arch = toolchain::cuda_arch(options);
     switch (op.kind) {
       case Kind::Cpu: plan = plan_cpu(op, *schema, sig, src_name, options); break;
-      case Kind::Cuda: plan = plan_cuda(op, *schema, sig, src_name, arch, options); break;
+      case Kind::Cuda: {
+        Sha256 seed;
+        seed.field(op.op);
+        for (const auto& f : files) {
+          seed.field(f.name);
+          seed.field(f.bytes);
+        }
+        plan = plan_cuda(op, *schema, sig, src_name, arch, seed.hex(), options);
+        break;
+      }
       case Kind::Nvrtc: {
         std::string text;
         for (const auto& f : files)
@@ -336,14 +368,19 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
     res.error = e.what();
     return done();
   }
-  std::vector<std::string> ro = toolchain::binds();
+  std::vector<std::string> ro = toolchain::binds(op.kind != Kind::Nvrtc);
   ro.insert(ro.end(), plan.ro.begin(), plan.ro.end());
   res.record = sandbox::run(toolchain::compile_spec(plan.argv, ro, work.string(), options));
   if (op.kind == Kind::Cuda && res.record.status == sandbox::Status::RE) {
     // The lean <torch/extension.h> lacks a name the unit uses: build once more with all of ATen.
     std::string unit = read_log(work / "unit.log");
-    bool missing = false;  // EDG: namespace "at" has no member "x"; gcc: 'x' is not a member of 'at'
-    for (const char* ns : {"namespace \"at", "namespace \"torch", "namespace \"c10", "member of 'at", "member of 'torch", "member of 'c10"})
+    // EDG: namespace "at" has no member "x", identifier "AT_CUDA_CHECK" is undefined; gcc: 'x' is
+    // not a member of 'at'. The identifiers: macros and types of ATen and of the CUDA libraries
+    // the full set includes (cuBLAS, cuSPARSE, cuSOLVER).
+    bool missing = false;
+    for (const char* ns : {"namespace \"at", "namespace \"torch", "namespace \"c10", "member of 'at", "member of 'torch", "member of 'c10",
+                           "identifier \"AT_", "identifier \"C10_", "identifier \"TORCH_", "identifier \"cublas", "identifier \"CUBLAS",
+                           "identifier \"cusparse", "identifier \"CUSPARSE", "identifier \"cusolver", "identifier \"CUSOLVER"})
       missing |= unit.find(ns) != std::string::npos;
     if (missing) {
       std::vector<std::string> argv = plan.argv;

@@ -11,8 +11,10 @@ namespace {
 //
 // Lean by default: nvcc parses a unit three times (cudafe++, cicc, the host compiler), so the
 // header set is most of a cuda build's time. The lean set is the Tensor class with all its
-// methods, the factories kernels allocate with, dtype dispatch and checks; a unit that needs
-// more of at:: is rebuilt with KG_FULL_ATEN (build.cc does that when the lean build fails).
+// methods, the factories kernels allocate with, dtype dispatch and checks, and for CUDA the
+// stream, guards and error checks; a unit that needs more of at:: (or of at::cuda::, like the
+// cuBLAS handle) is rebuilt with KG_FULL_ATEN (build.cc does that when the lean build fails on
+// a name of at::, torch::, c10:: or an ATen/cuBLAS macro).
 constexpr const char* kExtension = R"(#pragma once
 // kernelgate's <torch/extension.h> (generated; see docs/loader.md, "The cuda kind").
 #if defined(KG_FULL_ATEN)
@@ -41,9 +43,25 @@ constexpr const char* kExtension = R"(#pragma once
 #include <ATen/Dispatch.h>
 #include <c10/util/Exception.h>
 #if defined(KG_TORCH_HAS_CUDA) && defined(__CUDACC__)
+// Lean: the current stream, guards and checks come from c10 (at::cuda:: reaches c10::cuda::).
+// ATen/cuda/CUDAContext.h adds the cuBLAS, cuSPARSE and cuSOLVER headers: on the H200 it was a
+// fifth of the unit and half of each front end's time.
+#if defined(KG_FULL_ATEN)
 #include <ATen/cuda/CUDAContext.h>
+#endif
+#include <c10/cuda/CUDAStream.h>
+#include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAException.h>
+#include <c10/macros/Export.h>
+namespace at {
+namespace cuda {
+TORCH_CUDA_CPP_API cudaDeviceProp* getCurrentDeviceProperties();
+}  // namespace cuda
+}  // namespace at
+#ifndef AT_CUDA_CHECK
+#define AT_CUDA_CHECK(EXPR) C10_CUDA_CHECK(EXPR)
+#endif
 #endif
 namespace torch {
 using namespace at;  // torch::Tensor, torch::empty_like, ... as in <torch/types.h>

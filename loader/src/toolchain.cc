@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <mutex>
 #include <stdexcept>
 
@@ -36,13 +38,15 @@ std::vector<std::string> torch_include_dirs() {
   return out;
 }
 
-std::vector<std::string> binds() {
+std::vector<std::string> binds(bool torch) {
   std::vector<std::string> out;
   std::error_code ec;
-  for (const auto& d : torch_include_dirs())
-    if (fs::exists(d, ec)) out.push_back(d);
-  if (fs::exists(KG_TORCH_LIB_DIR, ec)) out.push_back(KG_TORCH_LIB_DIR);
-  if (std::string(KG_TORCH_EXTRA_LIB_ROOT).size() && fs::exists(KG_TORCH_EXTRA_LIB_ROOT, ec)) out.push_back(KG_TORCH_EXTRA_LIB_ROOT);
+  if (torch) {
+    for (const auto& d : torch_include_dirs())
+      if (fs::exists(d, ec)) out.push_back(d);
+    if (fs::exists(KG_TORCH_LIB_DIR, ec)) out.push_back(KG_TORCH_LIB_DIR);
+    if (std::string(KG_TORCH_EXTRA_LIB_ROOT).size() && fs::exists(KG_TORCH_EXTRA_LIB_ROOT, ec)) out.push_back(KG_TORCH_EXTRA_LIB_ROOT);
+  }
   // The CUDA toolkit usually lives under /usr (bound by the profile); bind it when it does not.
   if (std::string(KG_CUDA_ROOT).size() && std::string(KG_CUDA_ROOT).rfind("/usr/", 0) != 0 && fs::exists(KG_CUDA_ROOT, ec))
     out.push_back(KG_CUDA_ROOT);
@@ -86,6 +90,41 @@ std::vector<std::string> nvcc_flags(const std::string& arch) {
   f.push_back("-I" + shim_dir());
   for (const auto& d : torch_include_dirs()) f.insert(f.end(), {"-isystem", d});
   return f;
+}
+
+std::string nvcc_dryrun(const std::string& arch, const BuildOptions& options) {
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  const std::vector<std::string> flags = nvcc_flags(arch);
+  const std::string key =
+      sha256_hex(file_identity(KG_NVCC) + "\n" KG_CUDA_VERSION "\n" KG_VERSION "\n" + join(flags, "\n")).substr(0, 16);
+  const fs::path saved = fs::path(cache_root()) / ("nvcc-dryrun-" + key + ".txt");
+  std::error_code ec;
+  if (fs::exists(saved, ec)) {
+    std::ifstream f(saved, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    if (f) return ss.str();
+  }
+  const fs::path tmp = fs::path(cache_root()) / ("nvcc-dryrun-" + key + ".tmp" + std::to_string(::getpid()));
+  fs::create_directories(tmp, ec);
+  std::vector<std::string> argv = {KG_NVCC};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"-c", "kg_unit.cu", "-o", "kg_unit.o", "--dryrun", "--keep"});  // --keep: intermediates in the folder
+  std::vector<std::string> ro = binds();
+  ro.push_back(shim_dir());
+  sandbox::Record r = sandbox::run(compile_spec(argv, ro, tmp.string(), options));
+  remove_tree(tmp.string(), ec);
+  if (r.status != sandbox::Status::OK) return "";
+  const std::string text = replace_all(r.stderr_text + r.stdout_text, tmp.string() + "/", "$PWD/");
+  const fs::path part = saved.string() + ".part" + std::to_string(::getpid());
+  try {
+    write_file(part.string(), text);
+    fs::rename(part, saved, ec);  // atomic publish; a concurrent winner is fine
+  } catch (const std::exception&) {
+  }
+  if (ec) ::unlink(part.c_str());
+  return text;
 }
 
 std::vector<std::string> link_flags(bool cuda) {

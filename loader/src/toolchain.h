@@ -12,12 +12,17 @@ namespace kg::loader::toolchain {
 
 // libtorch's include dirs, less the compiler's own system dirs.
 std::vector<std::string> torch_include_dirs();
-// Host directories a compile child must see besides the profile's system binds.
-std::vector<std::string> binds();
+// Host directories a compile child must see besides the profile's system binds; without
+// libtorch's for the nvrtc kind (each bind is a few mount calls in every build).
+std::vector<std::string> binds(bool torch = true);
 // g++ flags for code that includes libtorch headers.
 std::vector<std::string> cxx_flags();
 // nvcc flags for a cuda-kind unit (load_inline's defaults), for `arch` ("sm_90").
 std::vector<std::string> nvcc_flags(const std::string& arch);
+// `nvcc --dryrun` for the cuda kind's unit (kg_unit.cu -> kg_unit.o) with nvcc_flags(arch): run
+// once in the compile profile, then kept in the cache root per nvcc and flags. The dry run's
+// folder reads "$PWD" (the build script runs in the build folder). "" when nvcc fails.
+std::string nvcc_dryrun(const std::string& arch, const BuildOptions& options);
 // Libraries an artifact links against ("-L... -l...").
 std::vector<std::string> link_flags(bool cuda);
 

@@ -24,6 +24,8 @@ class Cgroup {
   Cgroup& operator=(const Cgroup&) = delete;
 
   void attach(pid_t pid);  // throws
+  // The box's cgroup v2 directory (for clone3's CLONE_INTO_CGROUP); "" under v1.
+  std::string v2_dir() const { return v2_ && !dirs_.empty() ? dirs_.front() : std::string(); }
   bool limits_memory() const { return !mem_.empty(); }
   bool limits_pids() const { return !pids_.empty(); }
   bool accounts_cpu() const { return !cpu_.empty(); }

@@ -9,7 +9,10 @@
 //   hostname (UTS namespace)                        rlimits
 //   mounts: tmpfs root, binds, scratch, /dev,       capabilities dropped, no_new_privs
 //     /proc, pivot_root, root read-only, chdir      seccomp filter with a listener; the listener
-//   fork the payload                                  fd sent to the supervisor, then closed
+//     (without a user namespace: hostname and
+//     mounts first, then the "go")
+//   start the payload (vfork-style: it shares        fd sent to the supervisor, then closed
+//     init's memory until its execve)
 //   close every fd but the report pipe;             execve(argv, env)
 //   reap everything; report the payload's status
 //   and exit (which kills whatever is left)
@@ -32,6 +35,9 @@ struct ChildPlan {
   std::vector<char*> argv, envp;  // null-terminated views of the stores
   std::vector<int> pass_fds;
   int sync_fd = -1;    // init reads one byte: the supervisor has finished its part
+  // No user namespace, so the mounts need no id maps: init builds the root while the supervisor
+  // joins it to the cgroup (the payload is forked only after the "go").
+  bool mounts_before_go = false;
   int report_fd = -1;  // Reports to the supervisor
   int notify_fd = -1;  // the payload sends the seccomp listener here
   int stdout_fd = -1, stderr_fd = -1;

@@ -54,25 +54,35 @@ int main(int argc, char** argv) {
       std::printf("%-6s skipped: %s\n", kind_name(kind), kind_unavailable(kind).c_str());
       continue;
     }
-    // One untimed build first: the precompiled prelude and the shim are per-machine set-up.
+    // One untimed build first: the precompiled prelude, the shim and nvcc's dry run are per-machine set-up.
     {
       TempDir d;
       build(make_op(d.path, "relu.default", relu_files(kind, "// warm-up " + std::to_string(rng()) + "\n")), options(d.path));
     }
-    std::vector<double> cold, cached;
-    for (int i = 0; i < reps; ++i) {
-      TempDir d;
-      OpFolder op = make_op(d.path, "relu.default", relu_files(kind, "// bench " + std::to_string(rng()) + "\n"));
-      BuildResult a = build(op, options(d.path));
-      if (!a.ok) return std::fprintf(stderr, "%s build failed: %s\n", kind_name(kind), a.error.c_str()), 1;
-      cold.push_back(a.seconds);
-      for (int j = 0; j < 5; ++j) {
-        BuildResult b = build(op, options(d.path));
-        if (!b.cache_hit) return std::fprintf(stderr, "%s: expected a cache hit\n", kind_name(kind)), 1;
-        cached.push_back(b.seconds);
+    // cuda: also nvcc run whole (its steps one after another), in the same reps, for the ratio.
+    std::vector<bool> whole = {false};
+    if (kind == Kind::Cuda) whole.push_back(true);
+    std::vector<std::vector<double>> cold(whole.size()), cached(whole.size());
+    for (int i = 0; i < reps; ++i)
+      for (size_t w = 0; w < whole.size(); ++w) {
+        TempDir d;
+        OpFolder op = make_op(d.path, "relu.default", relu_files(kind, "// bench " + std::to_string(rng()) + "\n"));
+        BuildOptions o = options(d.path);
+        o.nvcc_whole = whole[w];
+        BuildResult a = build(op, o);
+        if (!a.ok) return std::fprintf(stderr, "%s build failed: %s\n", kind_name(kind), a.error.c_str()), 1;
+        cold[w].push_back(a.seconds);
+        for (int j = 0; j < 5; ++j) {
+          BuildResult b = build(op, o);
+          if (!b.cache_hit) return std::fprintf(stderr, "%s: expected a cache hit\n", kind_name(kind)), 1;
+          cached[w].push_back(b.seconds);
+        }
       }
-    }
-    std::printf("%-6s %5d %12.3f %12.4f\n", kind_name(kind), reps, median(cold), median(cached));
+    for (size_t w = 0; w < whole.size(); ++w)
+      std::printf("%-6s %5d %12.3f %12.4f%s\n", kind_name(kind), reps, median(cold[w]), median(cached[w]),
+                  whole[w] ? "   (nvcc whole, for comparison)" : "");
+    if (whole.size() == 2)
+      std::printf("cuda cold: chains side by side / nvcc whole = %.2f\n", median(cold[0]) / median(cold[1]));
     std::fflush(stdout);
   }
   return 0;

@@ -81,6 +81,9 @@ struct BuildOptions {
   std::string cache_dir;         // default: cache_root()/builds ($KERNELGATE_CACHE)
   // Target of the cuda and nvrtc kinds: "sm_90" (H200) unless set here or by $KERNELGATE_CUDA_ARCH.
   std::string cuda_arch;
+  // cuda kind: run nvcc as one process instead of its host and device chains side by side
+  // (same artifact, slower; the build benchmark compares the two).
+  bool nvcc_whole = false;
 };
 
 struct BuildResult {

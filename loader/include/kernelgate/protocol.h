@@ -45,7 +45,7 @@ enum class DeviceKind : uint32_t { Cpu = 0, Cuda0 = 1 };
 // What the runner saw around the calls (evidence; the supervisor decides what it means).
 enum Evidence : uint32_t {
   kEvidencePersistingL2Changed = 1u << 0,  // a call changed the persisting-L2 limit or window
-  kEvidenceDeviceBusyAfterCall = 1u << 1,  // work still running after the call's end event (stream not idle, or > 1 ms to device idle)
+  kEvidenceDeviceBusyAfterCall = 1u << 1,  // the timed stream still busy once the call's end event completed
   kEvidenceThreadsLeftRunning = 1u << 2,   // the call left extra threads behind
   kEvidenceFlushSkipped = 1u << 3,         // the cache flush could not run (no memory for the buffer)
   kEvidenceOutputsChangedAfterReturn = 1u << 4,  // returns or arguments changed after a judged call had returned

@@ -1,0 +1,154 @@
+#include "nvcc_pipeline.h"
+
+#include "sha256.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace kg::loader::nvcc {
+namespace {
+
+enum class Step { HostPreprocess, Cudafe, DevicePreprocess, Cicc, Ptxas, Fatbinary, HostCompile };
+
+bool is_env(const std::string& line) {
+  size_t eq = line.find('=');
+  if (eq == std::string::npos || eq == 0 || std::isdigit(static_cast<unsigned char>(line[0]))) return false;
+  for (size_t i = 0; i < eq; ++i)
+    if (!std::isalnum(static_cast<unsigned char>(line[i])) && line[i] != '_') return false;
+  return true;
+}
+
+// A command's program, quotes removed: "\"/usr/bin\"/g++-12 -E ..." -> "/usr/bin/g++-12".
+std::string program(const std::string& cmd) {
+  std::string p;
+  bool quoted = false;
+  for (char c : cmd) {
+    if (c == '"') {
+      quoted = !quoted;
+      continue;
+    }
+    if (!quoted && (c == ' ' || c == '\t')) break;
+    p += c;
+  }
+  size_t slash = p.rfind('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+bool has_word(const std::string& cmd, const std::string& word) { return (" " + cmd + " ").find(" " + word + " ") != std::string::npos; }
+
+// The argument after `flag`, quotes removed ("" when the flag is absent).
+std::string value_after(const std::string& cmd, const std::string& flag) {
+  size_t at = (" " + cmd + " ").find(" " + flag + " ");
+  if (at == std::string::npos) return "";
+  size_t i = at + flag.size() + 1;
+  while (i < cmd.size() && cmd[i] == ' ') ++i;
+  std::string v;
+  if (i < cmd.size() && cmd[i] == '"') {
+    size_t end = cmd.find('"', i + 1);
+    return end == std::string::npos ? "" : cmd.substr(i + 1, end - i - 1);
+  }
+  while (i < cmd.size() && cmd[i] != ' ') v += cmd[i++];
+  return v;
+}
+
+std::string without_word(std::string cmd, const std::string& word) {
+  std::string padded = " " + cmd + " ";
+  size_t at;
+  while ((at = padded.find(" " + word + " ")) != std::string::npos) padded.erase(at, word.size() + 1);
+  return padded.substr(1, padded.size() - 2);
+}
+
+// One shell word: no blank outside double quotes (nvcc's informational lists, like
+// SYSTEM_INCLUDES="-isystem" "dir", are not; no step reads them).
+bool one_word(const std::string& value) {
+  bool quoted = false;
+  for (char c : value) {
+    if (c == '"') quoted = !quoted;
+    else if (!quoted && (c == ' ' || c == '\t')) return false;
+  }
+  return !quoted;
+}
+
+bool plain_file_name(const std::string& s) {
+  if (s.empty() || s.size() > 200) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-') return false;
+  return true;
+}
+
+}  // namespace
+
+std::optional<Pipeline> parse_dryrun(const std::string& text, const std::string& preprocess_suffix, std::string* why) {
+  auto refuse = [&](const std::string& reason) -> std::optional<Pipeline> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  Pipeline p;
+  std::vector<std::pair<Step, std::string>> steps;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.rfind("#$ ", 0) != 0) continue;
+    line = line.substr(3);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+    if (line.empty()) continue;
+    if (is_env(line)) {
+      if (!steps.empty()) return refuse("a setting after the first step: " + line);
+      if (one_word(line.substr(line.find('=') + 1))) p.env.push_back(line);
+      continue;
+    }
+    const std::string prog = program(line);
+    Step s;
+    if (prog == "cudafe++") s = Step::Cudafe;
+    else if (prog == "cicc") s = Step::Cicc;
+    else if (prog == "ptxas") s = Step::Ptxas;
+    else if (prog == "fatbinary") s = Step::Fatbinary;
+    else if (has_word(line, "-E")) s = line.find("-D__CUDA_ARCH__=") != std::string::npos ? Step::DevicePreprocess : Step::HostPreprocess;
+    else if (has_word(line, "-c")) s = Step::HostCompile;
+    else return refuse("an unexpected step: " + prog);
+    steps.push_back({s, line});
+  }
+  auto count = [&](Step s) { return std::count_if(steps.begin(), steps.end(), [&](const auto& x) { return x.first == s; }); };
+  auto first = [&](Step s) {
+    for (size_t i = 0; i < steps.size(); ++i)
+      if (steps[i].first == s) return i;
+    return steps.size();
+  };
+  auto last = [&](Step s) {
+    size_t at = steps.size();
+    for (size_t i = 0; i < steps.size(); ++i)
+      if (steps[i].first == s) at = i;
+    return at;
+  };
+  if (count(Step::HostPreprocess) != 1 || count(Step::Cudafe) != 1 || count(Step::DevicePreprocess) < 1 || count(Step::Cicc) < 1 ||
+      count(Step::Ptxas) < 1 || count(Step::Fatbinary) != 1 || count(Step::HostCompile) != 1)
+    return refuse("not the expected steps (one host preprocess and cudafe++, device preprocess, cicc, ptxas, fatbinary, one host compile)");
+  if (first(Step::HostPreprocess) > first(Step::Cudafe) || first(Step::DevicePreprocess) > first(Step::Cicc) ||
+      last(Step::Cicc) > first(Step::Fatbinary) || last(Step::Ptxas) > first(Step::Fatbinary) || first(Step::HostCompile) != steps.size() - 1)
+    return refuse("the steps are not in the expected order");
+
+  for (auto& [step, cmd] : steps) {
+    if (step == Step::Cudafe || step == Step::Cicc) {
+      const std::string id_file = value_after(cmd, "--module_id_file_name");
+      if (!plain_file_name(id_file)) return refuse(program(cmd) + " has no module id file, or not a plain one");
+      if (p.module_id_file.empty()) p.module_id_file = id_file;
+      if (id_file != p.module_id_file) return refuse("cudafe++ and cicc read different module id files");
+      cmd = without_word(cmd, "--gen_module_id_file");
+    }
+    if ((step == Step::HostPreprocess || step == Step::DevicePreprocess) && !preprocess_suffix.empty()) cmd += " " + preprocess_suffix;
+    switch (step) {
+      case Step::HostPreprocess:
+      case Step::Cudafe: p.host.push_back(cmd); break;
+      case Step::HostCompile: p.host_compile = cmd; break;
+      default: p.device.push_back(cmd); break;
+    }
+  }
+  return p;
+}
+
+std::string module_id(const std::string& seed) { return "_" + sha256_hex(seed).substr(0, 16) + "_10_kg_unit_cu"; }
+
+}  // namespace kg::loader::nvcc
