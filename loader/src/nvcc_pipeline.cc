@@ -69,6 +69,16 @@ bool one_word(const std::string& value) {
   return !quoted;
 }
 
+// The shell sees nvcc's lines as they are: only nvcc's own $CICC_PATH and the dry run's $PWD may
+// expand (a path of the cache root with a $ or a backquote in it must not).
+bool shell_safe(const std::string& line) {
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '`' || line[i] == '\\') return false;
+    if (line[i] == '$' && line.compare(i, 10, "$CICC_PATH") != 0 && line.compare(i, 4, "$PWD") != 0) return false;
+  }
+  return true;
+}
+
 bool plain_file_name(const std::string& s) {
   if (s.empty() || s.size() > 200) return false;
   for (char c : s)
@@ -95,6 +105,7 @@ std::optional<Pipeline> parse_dryrun(const std::string& text, const std::string&
     line = line.substr(3);
     while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
     if (line.empty()) continue;
+    if (!shell_safe(line)) return refuse("a line the build script's shell would expand: " + line.substr(0, 80));
     if (is_env(line)) {
       if (!steps.empty()) return refuse("a setting after the first step: " + line);
       if (one_word(line.substr(line.find('=') + 1))) p.env.push_back(line);

@@ -100,6 +100,14 @@ TEST(NvccPipeline, RefusesOtherShapes) {
   std::string odd = kNvcc13;
   for (size_t at; (at = odd.find("\"kg_unit.module_id\"")) != std::string::npos;) odd.replace(at, 19, "\"../x.module_id\"");
   EXPECT_FALSE(nvcc::parse_dryrun(odd, "", &why));
+  // A path the shell would expand (a cache root with a $ or a backquote in it).
+  std::string dollar = kNvcc13;
+  dollar.replace(dollar.find("\"kg_unit.cu\" -o \"kg_unit.cpp4.ii\""), 12, "\"$HOME/x.cu\"");
+  EXPECT_FALSE(nvcc::parse_dryrun(dollar, "", &why));
+  EXPECT_NE(why.find("expand"), std::string::npos) << why;
+  std::string tick = kNvcc13;
+  tick.replace(tick.find("-O3"), 3, "-I`id`");
+  EXPECT_FALSE(nvcc::parse_dryrun(tick, "", &why));
   // Nothing at all (nvcc failed).
   EXPECT_FALSE(nvcc::parse_dryrun("", "", &why));
   EXPECT_FALSE(why.empty());

@@ -103,6 +103,7 @@ TEST(SandboxControl, LibtorchProgramStartsTightensAndComputesInRunCpu) {
   auto s = spec(Profile::RunCpu, {control("torch_runner"), std::string(KG_ATTACK_DIR) + "/libkg_control_plugin.so"});
   if (std::string(KG_TORCH_CONTROL_LIBDIR).rfind("/usr/", 0) != 0 && !std::string(KG_TORCH_CONTROL_LIBDIR).empty())
     s.binds.push_back({KG_TORCH_CONTROL_LIBDIR, false});
+  if (!std::string(KG_TORCH_CONTROL_NVIDIA).empty()) s.binds.push_back({KG_TORCH_CONTROL_NVIDIA, false});
   s.env.push_back("OMP_NUM_THREADS=2");
   s.limits.memory_mb = 2048;
   s.limits.cpu_s = 30;
