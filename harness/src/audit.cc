@@ -50,8 +50,8 @@ const RuleCheck kChecks[] = {
     {"nondeterministic_output", "B9", kTrials, "two identical repeats of a passing call must give the same answer"},
     {"async_escape", "B10", kRunner,
      "runner evidence after every call: outputs or arguments that change after a judged call returned (CPU), threads the "
-     "kernel started still running when it returned, on a GPU the device still busy after the call's recorded end, its median wait for an idle device against eager's, and "
-     "the work a timed call queued on streams of its own (bracketed by events: it must begin after the call's start event "
+     "kernel started still running when it returned, on a GPU the timed stream still busy once the call's end event completed, its median wait for an idle device against eager's, and "
+     "the work a call (timed or not) queued on streams of its own (bracketed by events: it must begin after the call's start event "
      "and end before its stop event); and one "
      "judged call after timing made in a timed call's state (no allocation poisoning)"},
     {"impossible_speed", "B11", kTimed,

@@ -253,11 +253,11 @@ class OpEvaluation {
     };
     static const Meaning meanings[] = {
         {protocol::kEvidenceThreadsLeftRunning, "async_escape", "the call returned with threads it started still running"},
-        {protocol::kEvidenceDeviceBusyAfterCall, "async_escape", "the device was still busy after the call's end was recorded"},
+        {protocol::kEvidenceDeviceBusyAfterCall, "async_escape", "the timed stream still had work once the call's end event completed"},
         {protocol::kEvidenceWorkOutsideTimedRegion, "async_escape",
-         "a timed call queued work on a stream of its own that ran outside the call's start and stop events (before the start: "
-         "beside the runner's own input copies and cache flush; after the stop: past the timed region), so the events timed "
-         "none of it"},
+         "a call queued work on a stream of its own that ran outside the call's start and stop events (before the start: "
+         "beside the runner's own input copies and cache flush, before its inputs were there; after the stop: the call's "
+         "stream did not wait for it), so the call's events cover none of it"},
         {protocol::kEvidencePersistingL2Changed, "cache_tampering", "a call changed the persisting-L2 limit or access window"},
         {protocol::kEvidenceOutputsChangedAfterReturn, "async_escape",
          "the call's outputs (or arguments) changed after it had returned: work left running in the background"},

@@ -24,16 +24,10 @@ struct Program {
   Program() = default;
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;
-  Program& operator=(Program&& o) noexcept {
-    if (this != &o) {
-      if (p) nvrtcDestroyProgram(&p);
-      p = o.p;
-      o.p = nullptr;
-    }
-    return *this;
-  }
-  ~Program() {
+  ~Program() { reset(); }
+  void reset() {
     if (p) nvrtcDestroyProgram(&p);
+    p = nullptr;
   }
 };
 
@@ -84,22 +78,23 @@ int main(int argc, char** argv) {
   // First with -minimal (NVRTC leaves out texture, surface and device-runtime declarations: a
   // tenth of a small kernel's compile time); a source that needs them fails that compile and is
   // compiled again without it, and only that second compile's log is shown.
+  const std::string arch_opt = "--gpu-architecture=" + arch;
+  std::vector<const char*> opts = {arch_opt.c_str(), "--std=c++17", "-default-device", "-DKERNELGATE_NVRTC=1"};
+#ifdef KG_CUDA_INCLUDE
+  opts.push_back("-I" KG_CUDA_INCLUDE);
+#endif
+  opts.push_back("-minimal");  // last: the second try drops it
   Program prog;
   nvrtcResult compiled = NVRTC_SUCCESS;
-  for (bool minimal : {true, false}) {
-    prog = Program();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (attempt == 1) opts.pop_back();
+    prog.reset();
     nvrtcResult r = nvrtcCreateProgram(&prog.p, text.c_str(), display.c_str(), 0, nullptr, nullptr);
     if (r != NVRTC_SUCCESS) return die("nvrtcCreateProgram", r);
     for (const auto& n : names) {
       r = nvrtcAddNameExpression(prog.p, n.c_str());
       if (r != NVRTC_SUCCESS) return die("nvrtcAddNameExpression(" + n + ")", r);
     }
-    const std::string arch_opt = "--gpu-architecture=" + arch;
-    std::vector<const char*> opts = {arch_opt.c_str(), "--std=c++17", "-default-device", "-DKERNELGATE_NVRTC=1"};
-#ifdef KG_CUDA_INCLUDE
-    opts.push_back("-I" KG_CUDA_INCLUDE);
-#endif
-    if (minimal) opts.push_back("-minimal");
     compiled = nvrtcCompileProgram(prog.p, static_cast<int>(opts.size()), opts.data());
     if (compiled != NVRTC_ERROR_COMPILATION && compiled != NVRTC_ERROR_INVALID_OPTION) break;
   }

@@ -235,13 +235,22 @@ uint32_t cuda_before_timed(int64_t bytes) {
 
 namespace {
 
-// Work a call queues on streams of its own is bracketed by events (async_escape), while the call runs.
-struct Bracketing {
-  explicit Bracketing(cudaStream_t call_stream) { device_work::arm_timed(call_stream); }
-  ~Bracketing() { device_work::disarm_timed(); }
-  Bracketing(const Bracketing&) = delete;
-  Bracketing& operator=(const Bracketing&) = delete;
-};
+// Runs `fn` between the start and stop events on `st`, with the work it queues on streams of its
+// own bracketed by events (async_escape). Timed and untimed calls alike.
+void between_events(State& s, cudaStream_t st, const std::function<void()>& fn) {
+  struct Bracketing {
+    explicit Bracketing(cudaStream_t call_stream) { device_work::arm_timed(call_stream); }
+    ~Bracketing() { device_work::disarm_timed(); }
+    Bracketing(const Bracketing&) = delete;
+    Bracketing& operator=(const Bracketing&) = delete;
+  };
+  check(cudaEventRecord(s.start->e, st), "cudaEventRecord(start)");
+  {
+    Bracketing bracketing(st);
+    fn();
+  }
+  check(cudaEventRecord(s.stop->e, st), "cudaEventRecord(stop)");
+}
 
 // After the device is idle: side-stream work that began before the call's start event completed
 // (it overlapped the runner's own input copies and flush: it did not wait for the inputs, and
@@ -257,12 +266,7 @@ CudaTimes cuda_timed(const std::function<void()>& fn) {
   State& s = *g_state;
   CudaTimes t;
   cudaStream_t st = stream();
-  check(cudaEventRecord(s.start->e, st), "cudaEventRecord(start)");
-  {
-    Bracketing bracketing(st);
-    fn();
-  }
-  check(cudaEventRecord(s.stop->e, st), "cudaEventRecord(stop)");
+  between_events(s, st, fn);
   check(cudaEventSynchronize(s.stop->e), "the timed call");
   // Anything still running now was not on the timed stream (side streams, daemon kernels).
   auto t0 = std::chrono::steady_clock::now();
@@ -286,13 +290,7 @@ void cuda_check_idle(const char* where) {
 
 uint32_t cuda_untimed(const std::function<void()>& fn) {
   State& s = *g_state;
-  cudaStream_t st = stream();
-  check(cudaEventRecord(s.start->e, st), "cudaEventRecord(start)");
-  {
-    Bracketing bracketing(st);
-    fn();
-  }
-  check(cudaEventRecord(s.stop->e, st), "cudaEventRecord(stop)");
+  between_events(s, stream(), fn);
   cuda_check_idle("after the call");
   return bracketed_work_evidence(s);
 }

@@ -298,8 +298,6 @@ bool handle_call(const protocol::CallMsg& m, int fd) {
         // no_device_work: the submission's host code on cuda:0 must queue some device work.
         std::optional<runner::DeviceWorkWatch> device_work;
         if (on_cuda && g_host_code) device_work.emplace();
-#endif
-#if KG_RUNNER_CUDA
         if (on_cuda) r->evidence |= runner::cuda_untimed([&] { out = g_op->run(args); });
         else
 #endif

@@ -32,7 +32,7 @@ namespace {
 
 constexpr size_t kMaxFolderFiles = 64;
 constexpr uintmax_t kMaxFolderBytes = 16u << 20;
-constexpr const char* kKeyVersion = "kernelgate-build-key 1";
+constexpr const char* kKeyVersion = "kernelgate-build-key 2";
 
 struct SourceFile {
   std::string name;
@@ -272,6 +272,13 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
     res.error = err;
     return done();
   }
+  // The folder's names and bytes, hashed once: part of the cache key and the cuda unit's module id.
+  Sha256 folder_hash;
+  for (const auto& f : files) {
+    folder_hash.field(f.name);
+    folder_hash.field(f.bytes);
+  }
+  const std::string sources = folder_hash.hex();
 
   // 3. glue or launch table
   std::string arch;
@@ -281,16 +288,7 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
     if (op.kind != Kind::Cpu) arch = toolchain::cuda_arch(options);
     switch (op.kind) {
       case Kind::Cpu: plan = plan_cpu(op, *schema, sig, src_name, options); break;
-      case Kind::Cuda: {
-        Sha256 seed;
-        seed.field(op.op);
-        for (const auto& f : files) {
-          seed.field(f.name);
-          seed.field(f.bytes);
-        }
-        plan = plan_cuda(op, *schema, sig, src_name, arch, seed.hex(), options);
-        break;
-      }
+      case Kind::Cuda: plan = plan_cuda(op, *schema, sig, src_name, arch, op.op + "\n" + sources, options); break;
       case Kind::Nvrtc: {
         std::string text;
         for (const auto& f : files)
@@ -325,10 +323,7 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
     h.field(g.second);
   }
   h.field("source " + src_name);
-  for (const auto& f : files) {
-    h.field(f.name);
-    h.field(f.bytes);
-  }
+  h.field(sources);
   res.cache_key = h.hex();
   std::string cache_dir;
   if (options.use_cache) {

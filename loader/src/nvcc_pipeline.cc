@@ -34,24 +34,25 @@ std::string program(const std::string& cmd) {
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-bool has_word(const std::string& cmd, const std::string& word) { return (" " + cmd + " ").find(" " + word + " ") != std::string::npos; }
+// Where `word` stands in `cmd` as a whole blank-separated word (npos when it does not).
+size_t find_word(const std::string& cmd, const std::string& word) { return (" " + cmd + " ").find(" " + word + " "); }
+
+bool has_word(const std::string& cmd, const std::string& word) { return find_word(cmd, word) != std::string::npos; }
 
 // The argument after `flag`, quotes removed ("" when the flag is absent).
 std::string value_after(const std::string& cmd, const std::string& flag) {
-  size_t at = (" " + cmd + " ").find(" " + flag + " ");
-  if (at == std::string::npos) return "";
-  size_t i = at + flag.size() + 1;
+  size_t i = find_word(cmd, flag);
+  if (i == std::string::npos) return "";
+  i += flag.size();
   while (i < cmd.size() && cmd[i] == ' ') ++i;
-  std::string v;
   if (i < cmd.size() && cmd[i] == '"') {
     size_t end = cmd.find('"', i + 1);
     return end == std::string::npos ? "" : cmd.substr(i + 1, end - i - 1);
   }
-  while (i < cmd.size() && cmd[i] != ' ') v += cmd[i++];
-  return v;
+  return cmd.substr(i, cmd.find(' ', i) - i);
 }
 
-std::string without_word(std::string cmd, const std::string& word) {
+std::string without_word(const std::string& cmd, const std::string& word) {
   std::string padded = " " + cmd + " ";
   size_t at;
   while ((at = padded.find(" " + word + " ")) != std::string::npos) padded.erase(at, word.size() + 1);
