@@ -115,8 +115,6 @@ std::string replace_path(const std::string& text, const std::string& from, const
   return out;
 }
 
-// Shell quoting for the generated build script (arguments are kernelgate's own paths and flags).
-std::string sh_quote(const std::string& s) { return "'" + replace_all(s, "'", "'\\''") + "'"; }
 std::string sh_line(const std::vector<std::string>& argv) {
   std::string o;
   for (const auto& a : argv) o += (o.empty() ? "" : " ") + sh_quote(a);
@@ -156,9 +154,11 @@ Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signa
 // precompiled prelude (in parallel), then g++ links. One sandboxed /bin/sh runs the steps. nvcc's
 // own steps run as two parallel chains when its dry run has the expected shape (nvcc_pipeline.h),
 // else nvcc runs whole. `sh kg_build.sh full` builds the unit against all of ATen (see the shim
-// in shim.cc); build() retries that way when the lean unit lacks a name.
+// in shim.cc); build() retries that way when the lean unit lacks a name. With the chains, the host
+// compile reads only the submission's part of cudafe++'s output when the rest is the precompiled
+// host prefix's bytes (toolchain::cuda_host_prefix): every unit starts with the same includes.
 Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
-               const std::string& arch, const std::string& unit_seed, const BuildOptions& options) {
+               const std::string& arch, const BuildOptions& options) {
   Plan p;
   p.generated.push_back({"kg_unit.cu", glue::cuda_unit(op, sig, "src/" + src_name)});
   p.generated.push_back({"kg_glue.cc", glue::cuda_registration(op, schema, sig)});
@@ -181,6 +181,19 @@ Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Sign
   std::string why = "BuildOptions::nvcc_whole";
   std::optional<nvcc::Pipeline> pipe;
   if (!options.nvcc_whole) pipe = nvcc::parse_dryrun(toolchain::nvcc_dryrun(arch, options), "$ATEN", &why);
+  // One module id for every unit (the prefix's output names it); each artifact is loaded on its own
+  // (RTLD_LOCAL), and the id only has to agree between cudafe++ and cicc of one unit.
+  const std::string module_id = nvcc::module_id("kernelgate cuda unit");
+  std::string host_prefix_step;
+  if (pipe) {
+    if (auto hp = toolchain::cuda_host_prefix(*pipe, glue::cuda_unit_prefix(), module_id, arch, options)) {
+      p.ro.push_back(hp->dir);
+      const std::string src = pipe->host_source, header = sh_quote(hp->header);
+      host_prefix_step = " && { ! cmp -s -n " + std::to_string(hp->bytes) + " " + header + " " + src + " || { { printf '#include \"%s\"\\n' " +
+                         header + "; tail -c +" + std::to_string(hp->bytes + 1) + " " + src + "; } > " + src + ".rest && mv " + src + ".rest " +
+                         src + " && echo precompiled > host-prefix.txt; }; }";
+    }
+  }
   std::ostringstream sh;
   sh << "# kernelgate cuda-kind build (generated)\n"
      << "ATEN=\"\"; [ \"${1:-}\" = full ] && ATEN=-DKG_FULL_ATEN=1\n"
@@ -189,8 +202,9 @@ Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Sign
     // unit.log gets one chain's log: both front ends report the same source errors.
     sh << "# nvcc's steps (from nvcc --dryrun), host and device chains side by side\n";
     for (const auto& e : pipe->env) sh << "export " << e << "\n";
-    sh << "printf '%s' " << sh_quote(nvcc::module_id(unit_seed)) << " > " << pipe->module_id_file << "\n"
-       << "( ( " << join(pipe->host, " && ") << " ) > unit-host.log 2>&1; echo $? > unit-host.rc ) &\n"
+    sh << "printf '%s' " << sh_quote(module_id) << " > " << pipe->module_id_file << "\n";
+    if (!host_prefix_step.empty()) sh << "# cudafe++'s output starting with the precompiled host prefix's bytes: the host compile reads the rest\n";
+    sh << "( ( " << join(pipe->host, " && ") << host_prefix_step << " ) > unit-host.log 2>&1; echo $? > unit-host.rc ) &\n"
        << "( " << join(pipe->device, " && ") << " ) > unit-device.log 2>&1; echo $? > unit-device.rc\n"
        << "wait\n"
        << "if [ \"$(cat unit-host.rc)\" != 0 ]; then cat unit-host.log > unit.log; exit 1; fi\n"
@@ -272,7 +286,7 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
     res.error = err;
     return done();
   }
-  // The folder's names and bytes, hashed once: part of the cache key and the cuda unit's module id.
+  // The folder's names and bytes, hashed once for the cache key.
   Sha256 folder_hash;
   for (const auto& f : files) {
     folder_hash.field(f.name);
@@ -288,7 +302,7 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
     if (op.kind != Kind::Cpu) arch = toolchain::cuda_arch(options);
     switch (op.kind) {
       case Kind::Cpu: plan = plan_cpu(op, *schema, sig, src_name, options); break;
-      case Kind::Cuda: plan = plan_cuda(op, *schema, sig, src_name, arch, op.op + "\n" + sources, options); break;
+      case Kind::Cuda: plan = plan_cuda(op, *schema, sig, src_name, arch, options); break;
       case Kind::Nvrtc: {
         std::string text;
         for (const auto& f : files)
@@ -380,8 +394,13 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
     if (missing) {
       std::vector<std::string> argv = plan.argv;
       argv.push_back("full");
+      res.notes.push_back("all of ATen: the lean <torch/extension.h> lacked a name the unit uses, so it was built again with ATen/ATen.h");
       res.record = sandbox::run(toolchain::compile_spec(argv, ro, work.string(), options));
     }
+  }
+  if (op.kind == Kind::Cuda) {
+    if (plan.key_text.find("# nvcc whole") != std::string::npos) res.notes.push_back("nvcc whole, not its chains side by side");
+    if (fs::exists(work / "host-prefix.txt", ec)) res.notes.push_back("host prefix precompiled: the host compile read only the submission's part");
   }
 
   // 6. diagnostics, paths shown relative to the submission

@@ -21,6 +21,12 @@ std::string cpu_unit(const OpFolder& op, const c10::FunctionSchema& schema, cons
 std::string cuda_unit(const OpFolder& op, const Signature& sig, const std::string& source_include);
 std::string cuda_registration(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig);
 
+// The lines every cuda-kind unit starts with, the same in every unit, the way PyTorch's
+// load_inline puts its includes ahead of a CUDA source. Everything the host compile reads before
+// the submission's part is then the same for every submission and is precompiled once
+// (toolchain::cuda_host_prefix).
+std::string cuda_unit_prefix();
+
 // The marker the wrapper's call carries, so a failing build can name the expected signature.
 constexpr const char* kExpectedMarker = "kernelgate: expected signature:";
 

@@ -150,6 +150,11 @@ std::optional<Pipeline> parse_dryrun(const std::string& text, const std::string&
       if (id_file != p.module_id_file) return refuse("cudafe++ and cicc read different module id files");
       cmd = without_word(cmd, "--gen_module_id_file");
     }
+    if (step == Step::Cudafe) {
+      p.host_source = value_after(cmd, "--gen_c_file_name");
+      p.stub_file = value_after(cmd, "--stub_file_name");
+      if (!plain_file_name(p.host_source) || !plain_file_name(p.stub_file)) return refuse("cudafe++ writes no plain output or stub file");
+    }
     if ((step == Step::HostPreprocess || step == Step::DevicePreprocess) && !preprocess_suffix.empty()) cmd += " " + preprocess_suffix;
     switch (step) {
       case Step::HostPreprocess:
@@ -159,6 +164,25 @@ std::optional<Pipeline> parse_dryrun(const std::string& text, const std::string&
     }
   }
   return p;
+}
+
+std::string precompile_command(const Pipeline& p, const std::string& header, const std::string& pch) {
+  std::string cmd = p.host_compile;
+  const std::string quoted_source = "\"" + p.host_source + "\"";
+  const std::string object = value_after(cmd, "-o");
+  if (p.host_source.empty() || object.empty() || !has_word(cmd, "-c")) return "";
+  for (const std::string& w : {quoted_source, p.host_source, std::string("-x c++")})
+    if ((" " + cmd + " ").find(" " + w + " ") != (" " + cmd + " ").rfind(" " + w + " ")) return "";  // more than once
+  auto replace = [&](const std::string& from, const std::string& to) {
+    size_t at = find_word(cmd, from);
+    if (at == std::string::npos) return false;
+    cmd.replace(at, from.size(), to);
+    return true;
+  };
+  if (!replace("-x c++", "-x c++-header")) return "";
+  if (!replace(quoted_source, "\"" + header + "\"") && !replace(p.host_source, "\"" + header + "\"")) return "";
+  if (!replace("-o \"" + object + "\"", "-o \"" + pch + "\"") && !replace("-o " + object, "-o \"" + pch + "\"")) return "";
+  return without_word(cmd, "-c");
 }
 
 std::string module_id(const std::string& seed) { return "_" + sha256_hex(seed).substr(0, 16) + "_10_kg_unit_cu"; }

@@ -24,12 +24,18 @@ struct Pipeline {
   std::vector<std::string> device;  // preprocess, cicc, ptxas..., fatbinary
   std::string host_compile;         // the host compiler on cudafe++'s output (includes the device stub)
   std::string module_id_file;       // the file cudafe++ and cicc read the module id from
+  std::string host_source;          // cudafe++'s output, the host compile's input ("kg_unit.cudafe1.cpp")
+  std::string stub_file;            // the stub cudafe++'s output ends by including ("kg_unit.cudafe1.stub.c")
 };
 
 // Parses the "#$ " lines of `nvcc --dryrun` for one unit. The preprocess commands get
 // `preprocess_suffix` appended (the build script's extra defines). On a shape other than the
 // one above: nullopt, and *why says what did not match.
 std::optional<Pipeline> parse_dryrun(const std::string& text, const std::string& preprocess_suffix, std::string* why);
+
+// The host compile rewritten to precompile `header` into `pch` with the same flags (g++'s
+// -x c++-header); "" when the command does not have the words to rewrite.
+std::string precompile_command(const Pipeline& p, const std::string& header, const std::string& pch);
 
 // A module id for the unit: an identifier derived from `seed` (the same seed gives the same id).
 std::string module_id(const std::string& seed);

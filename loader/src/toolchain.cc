@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -221,6 +222,83 @@ std::string prelude_dir(const BuildOptions& options) {
   fs::rename(tmp, dir, ec);  // atomic publish; a concurrent winner is fine
   if (ec) remove_tree(fs::path(tmp).string(), ec);
   return dir.string();
+}
+
+std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std::string& unit_text, const std::string& module_id,
+                                           const std::string& arch, const BuildOptions& options) {
+  static std::mutex mu;
+  static std::vector<std::string> failed;  // tried once per process: a failure is not retried per build
+  std::lock_guard<std::mutex> lock(mu);
+  Sha256 h;
+  h.field("kernelgate host prefix 1");
+  h.field(identity(Kind::Cuda, arch));
+  h.field(join(pipe.env, "\n"));
+  h.field(join(pipe.host, "\n"));
+  h.field(pipe.host_compile);
+  h.field(unit_text);
+  h.field(module_id);
+  const std::string key = h.hex().substr(0, 16);
+  const fs::path dir = fs::path(cache_root()) / ("cuda-prefix-" + key);
+  HostPrefix hp{dir.string(), (dir / "kg_host_prefix.h").string(), 0};
+  std::error_code ec;
+  // The header is #included by its path from the build script's cudafe++ output.
+  for (char c : hp.header)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && !std::strchr("/._-+", c)) return std::nullopt;
+  if (std::find(failed.begin(), failed.end(), key) != failed.end()) return std::nullopt;
+  if (fs::exists(dir / "kg_host_prefix.h.gch", ec)) {
+    hp.bytes = fs::file_size(hp.header, ec);
+    if (!ec && hp.bytes > 0) return hp;
+  }
+  auto give_up = [&](const fs::path& tmp, const std::string& why) -> std::optional<HostPrefix> {
+    remove_tree(tmp.string(), ec);
+    failed.push_back(key);
+    std::fprintf(stderr, "kernelgate: warning: building the cuda kind's precompiled host prefix failed (%s); cuda builds compile it whole\n",
+                 why.substr(0, 1500).c_str());
+    return std::nullopt;
+  };
+  const fs::path tmp = fs::path(cache_root()) / ("cuda-prefix-" + key + ".tmp" + std::to_string(::getpid()));
+  remove_tree(tmp.string(), ec);
+  fs::create_directories(tmp, ec);
+  const std::string pch_cmd = nvcc::precompile_command(pipe, "kg_host_prefix.h", "kg_host_prefix.h.gch");
+  if (pch_cmd.empty()) return give_up(tmp, "the host compile has no words to rewrite: " + pipe.host_compile.substr(0, 200));
+  std::string env;
+  for (const auto& e : pipe.env) env += "export " + e + "\n";
+  BuildOptions o = options;
+  o.time_s = std::max(options.time_s, 300.0);
+  std::vector<std::string> ro = binds();
+  ro.push_back(shim_dir());
+  auto run_script = [&](const std::string& name, const std::string& text) {
+    write_file((tmp / name).string(), text);
+    return sandbox::run(compile_spec({"/bin/sh", name}, ro, tmp.string(), o));
+  };
+  try {
+    // 1. kernelgate's unit through nvcc's host chain (preprocess, cudafe++)
+    write_file((tmp / "kg_unit.cu").string(), unit_text);
+    sandbox::Record r = run_script("kg_prefix.sh", env + "ATEN=\"\"\nprintf '%s' " + sh_quote(module_id) + " > " + pipe.module_id_file + "\n" +
+                                                       join(pipe.host, " && ") + "\n");
+    if (r.status != sandbox::Status::OK) return give_up(tmp, std::string("host chain: ") + sandbox::status_name(r.status) + " " + r.stderr_text);
+    // 2. its output up to the stub's include, which is where a submission's part begins
+    std::ifstream in(tmp / pipe.host_source, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    const size_t at = text.find("\n# 1 \"" + pipe.stub_file + "\"\n");
+    if (!in || at == std::string::npos) return give_up(tmp, "no stub include in cudafe++'s output");
+    text.resize(at + 1);
+    while (text.size() >= 2 && text[text.size() - 2] == '\n') text.pop_back();
+    write_file((tmp / "kg_host_prefix.h").string(), text);
+    // 3. precompiled with the host compile's flags
+    r = run_script("kg_pch.sh", env + pch_cmd + "\n");
+    if (r.status != sandbox::Status::OK) return give_up(tmp, std::string("precompile: ") + sandbox::status_name(r.status) + " " + r.stderr_text);
+    for (const auto& entry : fs::directory_iterator(tmp, ec))
+      if (entry.path().filename() != "kg_host_prefix.h" && entry.path().filename() != "kg_host_prefix.h.gch") remove_tree(entry.path().string(), ec);
+    hp.bytes = text.size();
+  } catch (const std::exception& e) {
+    return give_up(tmp, e.what());
+  }
+  fs::rename(tmp, dir, ec);  // atomic publish; a concurrent winner is fine
+  if (ec) remove_tree(tmp.string(), ec);
+  return hp;
 }
 
 std::string shim_dir() {

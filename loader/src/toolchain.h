@@ -4,7 +4,10 @@
 #pragma once
 
 #include "kernelgate/loader.h"
+#include "nvcc_pipeline.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +45,20 @@ sandbox::Spec compile_spec(const std::vector<std::string>& argv, const std::vect
 // The precompiled prelude (ATen + torch/library.h) in the user's cache; "" when it cannot be built
 // (builds go on, slower). Never inside a submission's reach: compile children see it read-only.
 std::string prelude_dir(const BuildOptions& options);
+// The cuda kind's precompiled host prefix: cudafe++'s output for kernelgate's own unit
+// (`unit_text`, the lines every cuda unit starts with) up to where a submission's part would
+// begin, as kg_host_prefix.h, and that header precompiled with the host compile's own flags. Built
+// once per dry run, module id and toolchain in the cache root, from kernelgate's text alone: never
+// inside a submission's reach, and compile children see it read-only. A unit whose cudafe++ output
+// starts with exactly these bytes compiles only the rest. nullopt when it cannot be built (builds
+// go on, slower).
+struct HostPrefix {
+  std::string dir;     // to bind read-only
+  std::string header;  // dir + "/kg_host_prefix.h"; its .gch is beside it
+  uint64_t bytes = 0;  // the header's size
+};
+std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std::string& unit_text, const std::string& module_id,
+                                           const std::string& arch, const BuildOptions& options);
 // A directory holding kernelgate's <torch/extension.h> (no Python headers needed).
 std::string shim_dir();
 

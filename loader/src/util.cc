@@ -50,6 +50,8 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
+std::string sh_quote(const std::string& s) { return "'" + replace_all(s, "'", "'\\''") + "'"; }
+
 void write_file(const std::string& path, const std::string& content) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));

@@ -12,6 +12,8 @@ std::vector<std::string> split(const std::string& s, char sep);
 std::string join(const std::vector<std::string>& v, const std::string& sep);
 std::string trim(const std::string& s);
 std::string replace_all(std::string s, const std::string& from, const std::string& to);
+// Single-quoted for a generated build script (kernelgate's own paths and flags).
+std::string sh_quote(const std::string& s);
 void write_file(const std::string& path, const std::string& content);  // throws with the path
 uint64_t fnv1a(const std::string& s);
 std::string hex64(uint64_t v);

@@ -3,6 +3,7 @@
 //
 //   kg_bench_build [--reps N] [--kinds cpu,cuda,nvrtc]
 #include "loader_test_util.h"
+#include "util.h"
 
 #include <algorithm>
 #include <chrono>
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
     std::vector<bool> whole = {false};
     if (kind == Kind::Cuda) whole.push_back(true);
     std::vector<std::vector<double>> cold(whole.size()), cached(whole.size());
+    std::vector<std::string> notes(whole.size());
     for (int i = 0; i < reps; ++i)
       for (size_t w = 0; w < whole.size(); ++w) {
         TempDir d;
@@ -72,6 +74,7 @@ int main(int argc, char** argv) {
         BuildResult a = build(op, o);
         if (!a.ok) return std::fprintf(stderr, "%s build failed: %s\n", kind_name(kind), a.error.c_str()), 1;
         cold[w].push_back(a.seconds);
+        notes[w] = join(a.notes, "; ");
         for (int j = 0; j < 5; ++j) {
           BuildResult b = build(op, o);
           if (!b.cache_hit) return std::fprintf(stderr, "%s: expected a cache hit\n", kind_name(kind)), 1;
@@ -81,6 +84,8 @@ int main(int argc, char** argv) {
     for (size_t w = 0; w < whole.size(); ++w)
       std::printf("%-6s %5d %12.3f %12.4f%s\n", kind_name(kind), reps, median(cold[w]), median(cached[w]),
                   whole[w] ? "   (nvcc whole, for comparison)" : "");
+    for (size_t w = 0; w < whole.size(); ++w)
+      if (!notes[w].empty()) std::printf("%s%s notes: %s\n", kind_name(kind), whole[w] ? " (nvcc whole)" : "", notes[w].c_str());
     if (whole.size() == 2)
       std::printf("cuda cold: chains side by side / nvcc whole = %.2f\n", median(cold[0]) / median(cold[1]));
     std::fflush(stdout);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +28,26 @@ std::string unique_tag() {
 }
 
 bool torch_has_cuda() { return KG_TORCH_CUDA; }
+
+bool has_note(const BuildResult& r, const std::string& start) {
+  for (const auto& n : r.notes)
+    if (n.rfind(start, 0) == 0) return true;
+  return false;
+}
+
+std::string join_notes(const BuildResult& r) { return "notes: " + join(r.notes, "; "); }
+
+// The names an artifact defines for the dynamic linker (sorted, as nm prints them).
+std::string defined_symbols(const std::string& so) {
+  std::string out;
+  FILE* p = ::popen(("nm -D --defined-only --format=just-symbols '" + so + "' | sort").c_str(), "r");
+  if (!p) return "";
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
 
 const char* kReluCpu = R"(#include <ATen/ATen.h>
 at::Tensor relu__default_kernel_impl(const at::Tensor& self) { return self.clamp_min(0); }
@@ -171,6 +192,7 @@ TEST(BuildCuda, ExampleBuildsWithNvcc) {
   BuildResult r = build(scan.ops[0], options(example_dir("cuda/correct")));
   ASSERT_TRUE(r.ok) << all_diagnostics(r);
   EXPECT_EQ(fs::path(r.artifact).extension(), ".so");
+  if (!r.cache_hit) EXPECT_TRUE(has_note(r, "host prefix precompiled")) << join_notes(r);
   BuildResult again = build(scan.ops[0], options(example_dir("cuda/correct")));
   EXPECT_TRUE(again.cache_hit);
   EXPECT_LT(again.seconds, 0.05);
@@ -243,6 +265,12 @@ TEST(BuildCuda, NvccWholeBuildsTheSameUnit) {
   ASSERT_TRUE(b.ok) << all_diagnostics(b);
   EXPECT_FALSE(b.cache_hit);
   EXPECT_NE(a.cache_key, b.cache_key);
+  EXPECT_TRUE(has_note(a, "nvcc whole")) << join_notes(a);
+  EXPECT_FALSE(has_note(a, "host prefix precompiled")) << join_notes(a);
+  EXPECT_TRUE(has_note(b, "host prefix precompiled")) << join_notes(b);
+  // The same unit either way: the same kernels and entry in both artifacts.
+  EXPECT_NE(defined_symbols(b.artifact).find("kg_entry_relu__default"), std::string::npos) << defined_symbols(b.artifact);
+  EXPECT_EQ(defined_symbols(a.artifact), defined_symbols(b.artifact));
 }
 
 TEST(BuildNvrtc, ExampleBuildsACubin) {
@@ -325,6 +353,10 @@ TEST(BuildCuda, UnitNeedingAllOfATenStillBuilds) {
                           "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self) { return torch::sigmoid(self); }\n"}});
   BuildResult r = build(op, options(d.path));
   EXPECT_TRUE(r.ok) << all_diagnostics(r);
+  // Built twice, the second time against all of ATen: a prefix of its own, so the host compile
+  // reads the whole of cudafe++'s output.
+  EXPECT_TRUE(has_note(r, "all of ATen")) << join_notes(r);
+  EXPECT_FALSE(has_note(r, "host prefix precompiled")) << join_notes(r);
 }
 
 TEST(BuildCuda, LeanShimKeepsDeviceOfGuardsAndListSignatures) {

@@ -43,6 +43,12 @@ std::string without_line_containing(const std::string& text, const std::string& 
   return out;
 }
 
+std::string without_word_for_test(std::string cmd, const std::string& word) {
+  size_t at = cmd.find(" " + word + " ");
+  if (at != std::string::npos) cmd.erase(at, word.size() + 1);
+  return cmd;
+}
+
 }  // namespace
 
 TEST(NvccPipeline, SplitsNvcc13IntoHostAndDeviceChains) {
@@ -60,6 +66,8 @@ TEST(NvccPipeline, SplitsNvcc13IntoHostAndDeviceChains) {
   EXPECT_EQ(p->device[3].rfind("fatbinary ", 0), 0u);
   EXPECT_NE(p->host_compile.find("\"kg_unit.cudafe1.cpp\" -o \"kg_unit.o\""), std::string::npos);
   EXPECT_EQ(p->module_id_file, "kg_unit.module_id");
+  EXPECT_EQ(p->host_source, "kg_unit.cudafe1.cpp");
+  EXPECT_EQ(p->stub_file, "kg_unit.cudafe1.stub.c");
   // cudafe++ reads the id written beforehand instead of writing one; cicc reads the same file.
   EXPECT_EQ(p->host[1].find("--gen_module_id_file"), std::string::npos);
   EXPECT_NE(p->host[1].find("--module_id_file_name \"kg_unit.module_id\""), std::string::npos);
@@ -111,6 +119,26 @@ TEST(NvccPipeline, RefusesOtherShapes) {
   // Nothing at all (nvcc failed).
   EXPECT_FALSE(nvcc::parse_dryrun("", "", &why));
   EXPECT_FALSE(why.empty());
+}
+
+TEST(NvccPipeline, PrecompileCommandIsTheHostCompileWithAHeader) {
+  std::string why;
+  auto p = nvcc::parse_dryrun(kNvcc13, "$ATEN", &why);
+  ASSERT_TRUE(p) << why;
+  const std::string cmd = nvcc::precompile_command(*p, "kg_host_prefix.h", "kg_host_prefix.h.gch");
+  EXPECT_EQ(cmd,
+            "\"/usr/bin\"/g++-12 -std=c++17 -D__CUDA_ARCH__=900 -D__CUDA_ARCH_LIST__=900 -x c++-header  -DCUDA_DOUBLE_MATH_FUNCTIONS -fPIC -O3 -m64 "
+            "\"kg_host_prefix.h\" -o \"kg_host_prefix.h.gch\"");
+  // Words it cannot find once each: no command (the build compiles the host part whole).
+  nvcc::Pipeline no_x = *p;
+  no_x.host_compile = without_word_for_test(no_x.host_compile, "-x c++");
+  EXPECT_EQ(nvcc::precompile_command(no_x, "h", "h.gch"), "");
+  nvcc::Pipeline twice = *p;
+  twice.host_compile += " \"kg_unit.cudafe1.cpp\"";
+  EXPECT_EQ(nvcc::precompile_command(twice, "h", "h.gch"), "");
+  nvcc::Pipeline no_out = *p;
+  no_out.host_compile = no_out.host_compile.substr(0, no_out.host_compile.find(" -o "));
+  EXPECT_EQ(nvcc::precompile_command(no_out, "h", "h.gch"), "");
 }
 
 TEST(NvccPipeline, ModuleIdIsAnIdentifierPerSeed) {

@@ -99,6 +99,9 @@ struct BuildResult {
   bool cache_hit = false;
   std::string cache_key;         // SHA-256 of everything that changes the artifact
   std::string launch_file;       // nvrtc: the normalised launch table beside the cubin
+  // How a cuda-kind build ran when it left its fast path or took it ("host prefix precompiled",
+  // "all of ATen: ...", "nvcc whole: ..."); empty for a cache hit.
+  std::vector<std::string> notes;
 };
 constexpr size_t kMaxDiagnostics = 200;
 constexpr size_t kMaxBuildLog = 64 * 1024;
