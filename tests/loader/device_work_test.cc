@@ -8,8 +8,11 @@
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <execinfo.h>
+#include <unistd.h>
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <thread>
 #include <vector>
 
@@ -17,20 +20,43 @@ namespace dw = kg::runner::device_work;
 
 namespace {
 
+// The library, loaded once and never closed, as kg-runner keeps a loaded artifact: libcudart
+// keeps state about what a library's calls named (launched functions, a kernel library it
+// loaded), which must not outlive the library's own code.
 struct Caller {
   void* handle = nullptr;
   int (*device_work)() = nullptr;
   int (*host_work)() = nullptr;
+  static const Caller& get() {
+    static const Caller c;
+    return c;
+  }
+
+ private:
   Caller() {
     handle = dlopen(KG_DEVICE_WORK_CALLER, RTLD_NOW | RTLD_LOCAL);
     if (!handle) return;
     device_work = reinterpret_cast<int (*)()>(dlsym(handle, "kg_test_queue_device_work"));
     host_work = reinterpret_cast<int (*)()>(dlsym(handle, "kg_test_queue_host_work"));
   }
-  ~Caller() {
-    if (handle) dlclose(handle);
-  }
 };
+
+// A crash names where it happened (a GPU run's log has nothing else to go on).
+void print_backtrace(int sig) {
+  void* frames[64];
+  const int n = backtrace(frames, 64);
+  const char msg[] = "device_work_test: fatal signal, backtrace:\n";
+  [[maybe_unused]] ssize_t w = write(2, msg, sizeof msg - 1);
+  backtrace_symbols_fd(frames, n, 2);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+[[maybe_unused]] const bool g_backtrace_on_crash = [] {
+  signal(SIGSEGV, print_backtrace);
+  signal(SIGBUS, print_backtrace);
+  signal(SIGABRT, print_backtrace);
+  return true;
+}();
 
 TEST(DeviceWork, ResolvesLibcudartsEntryPoints) {
   // The executable links libcudart (as kg-runner does); a name it lacks would fail here.
@@ -39,7 +65,7 @@ TEST(DeviceWork, ResolvesLibcudartsEntryPoints) {
 
 TEST(DeviceWork, CountsLaunchesMemsetsAndDeviceCopiesOfALoadedLibrary) {
   ASSERT_TRUE(dw::install());
-  Caller c;
+  const Caller& c = Caller::get();
   ASSERT_NE(c.handle, nullptr) << dlerror();
   ASSERT_NE(c.device_work, nullptr);
   dw::arm();
@@ -50,7 +76,7 @@ TEST(DeviceWork, CountsLaunchesMemsetsAndDeviceCopiesOfALoadedLibrary) {
 
 TEST(DeviceWork, HostCopiesAndHostFunctionsAreNotDeviceWork) {
   ASSERT_TRUE(dw::install());
-  Caller c;
+  const Caller& c = Caller::get();
   ASSERT_NE(c.host_work, nullptr) << dlerror();
   dw::arm();
   const int missed = c.host_work();
@@ -60,7 +86,7 @@ TEST(DeviceWork, HostCopiesAndHostFunctionsAreNotDeviceWork) {
 
 TEST(DeviceWork, CountsOnlyWhileArmedAndFromAnyThread) {
   ASSERT_TRUE(dw::install());
-  Caller c;
+  const Caller& c = Caller::get();
   ASSERT_NE(c.device_work, nullptr) << dlerror();
   c.device_work();
   dw::arm();
