@@ -201,6 +201,8 @@ class OpEvaluation {
     bo.memory_mb = static_cast<uint64_t>(pol_.compile_memory_mb);
     loader::BuildResult built = loader::build(folder_, bo);
     r_.build_s = built.seconds;
+    r_.build_cache_hit = built.cache_hit;
+    r_.build_notes = built.notes;
     r_.build_log = built.log.substr(0, 8000);
     if (built.ok) {
       artifact_ = built.artifact;

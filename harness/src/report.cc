@@ -102,6 +102,8 @@ std::string report_json(const Report& rep) {
     }
     o["failure_traits"] = r.failure_traits;
     o["build_seconds"] = r.build_s;
+    o["build_cache_hit"] = r.build_cache_hit;
+    if (!r.build_notes.empty()) o["build_notes"] = r.build_notes;
     o["eval_seconds"] = r.eval_s;
     if (!r.error.empty()) o["error"] = r.error;
     if (!r.build_log.empty() && r.verdict != "pass") o["build_log"] = r.build_log;

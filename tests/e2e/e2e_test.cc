@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <string>
 
@@ -253,6 +254,39 @@ TEST(E2E, SelfCheckPassesTheSmokeSuite) {
 
 // An in-place add_ that computes the right values in `self` but returns a fresh copy: values
 // alone cannot tell; the schema's Tensor(a!) says the return is `self` itself.
+TEST(E2E, ResultsSayHowEachOpWasBuilt) {
+  // A source no earlier run built (a unique comment): the first eval compiles it, the second
+  // takes the artifact from the build cache, and results.json says which.
+  const std::string tag = "// e2e build " + std::to_string(::getpid()) + " " + std::to_string(std::random_device{}()) + "\n";
+  fs::path sub = temp_dir("built");
+  write(sub / "relu__default" / "relu__default_implementation.cpp", tag + source_of("correct", "relu__default"));
+  for (int round = 0; round < 2; ++round) {
+    fs::path out = temp_dir("built-out-" + std::to_string(round));
+    CommandResult r = run("eval " + sub.string() + " --no-timing --out " + out.string());
+    ASSERT_EQ(r.status, 0) << r.output;
+    const json res = load_results(out);
+    const json* relu = find_op(res, "relu.default");
+    ASSERT_NE(relu, nullptr);
+    EXPECT_EQ((*relu)["build_cache_hit"], round == 1) << relu->dump(2);
+  }
+  // The cuda kind says which way nvcc's steps ran (built here; launching it needs a GPU).
+  fs::path cuda = temp_dir("built-cuda");
+  std::ifstream example(fs::path(KG_SOURCE_DIR) / "examples/cuda/correct/relu__default/relu__default_implementation.cu");
+  write(cuda / "relu__default" / "relu__default_implementation.cu", tag + std::string(std::istreambuf_iterator<char>(example), {}));
+  fs::path out = temp_dir("built-cuda-out");
+  run("eval " + cuda.string() + " --no-timing --out " + out.string());
+  const json res = load_results(out);
+  const json* relu = find_op(res, "relu.default");
+  ASSERT_NE(relu, nullptr);
+  if (relu->contains("error") && (*relu)["error"].get<std::string>().find("needs nvcc") != std::string::npos)
+    GTEST_SKIP() << "no nvcc: " << (*relu)["error"];
+  EXPECT_EQ((*relu)["build_cache_hit"], false) << relu->dump(2);
+  ASSERT_TRUE(relu->contains("build_notes")) << relu->dump(2);
+  bool precompiled = false;
+  for (const auto& n : (*relu)["build_notes"]) precompiled |= n.get<std::string>().rfind("host prefix precompiled", 0) == 0;
+  EXPECT_TRUE(precompiled) << relu->dump(2);
+}
+
 TEST(E2E, InPlaceOpReturningAFreshTensorFailsAliasing) {
   const json add = eval_rejected("alias", "add___Tensor", "add_.Tensor",
                                  "#include <ATen/ATen.h>\n"

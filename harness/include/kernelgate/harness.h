@@ -238,6 +238,8 @@ struct OpResult {
   std::string error;       // for verdict "error": what went wrong (build error, no such op)
   std::string build_log;
   double build_s = 0;
+  bool build_cache_hit = false;          // the artifact came from the build cache
+  std::vector<std::string> build_notes;  // how the build ran (loader::BuildResult::notes)
   double eval_s = 0;
   // Failure concentration: trait name -> failures with that trait.
   std::map<std::string, int> failure_traits;
