@@ -58,13 +58,11 @@ std::vector<SourceFile> read_folder(const OpFolder& op, std::string* error) {
     return {};
   }
   for (const auto& p : paths) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    SourceFile s{p.filename().string(), ss.str()};
+    SourceFile s{p.filename().string(), ""};
+    const bool read = read_file(p.string(), &s.bytes);
     total += s.bytes.size();
-    if (!f || total > kMaxFolderBytes) {
-      *error = !f ? p.string() + ": cannot read" : op.folder + ": files larger than 16 MiB in all";
+    if (!read || total > kMaxFolderBytes) {
+      *error = !read ? p.string() + ": cannot read" : op.folder + ": files larger than 16 MiB in all";
       return {};
     }
     files.push_back(std::move(s));
@@ -129,6 +127,7 @@ struct Plan {
   std::vector<std::string> outputs;                             // files that make the artifact
   std::string artifact;                                         // the one the runner loads
   std::string key_text;                                         // what else goes into the key
+  std::vector<std::string> notes;                               // how it will build (BuildResult::notes)
 };
 
 Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
@@ -212,6 +211,7 @@ Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Sign
        << pipe->host_compile << " > unit.log 2>&1 || exit 1\n"
        << "[ \"$(cat glue.rc)\" = 0 ] || exit 1\n";
   } else {
+    p.notes.push_back("nvcc whole, not its chains side by side");
     sh << "# nvcc whole (" << replace_all(why, "\n", " ") << ")\n"
        << sh_line(nvcc) << " $ATEN > unit.log 2>&1; echo $? > unit.rc\n"
        << "wait\n"
@@ -286,14 +286,6 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
     res.error = err;
     return done();
   }
-  // The folder's names and bytes, hashed once for the cache key.
-  Sha256 folder_hash;
-  for (const auto& f : files) {
-    folder_hash.field(f.name);
-    folder_hash.field(f.bytes);
-  }
-  const std::string sources = folder_hash.hex();
-
   // 3. glue or launch table
   std::string arch;
   Plan plan;
@@ -337,7 +329,10 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
     h.field(g.second);
   }
   h.field("source " + src_name);
-  h.field(sources);
+  for (const auto& f : files) {
+    h.field(f.name);
+    h.field(f.bytes);
+  }
   res.cache_key = h.hex();
   std::string cache_dir;
   if (options.use_cache) {
@@ -398,10 +393,8 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
       res.record = sandbox::run(toolchain::compile_spec(argv, ro, work.string(), options));
     }
   }
-  if (op.kind == Kind::Cuda) {
-    if (plan.key_text.find("# nvcc whole") != std::string::npos) res.notes.push_back("nvcc whole, not its chains side by side");
-    if (fs::exists(work / "host-prefix.txt", ec)) res.notes.push_back("host prefix precompiled: the host compile read only the submission's part");
-  }
+  res.notes.insert(res.notes.end(), plan.notes.begin(), plan.notes.end());
+  if (fs::exists(work / "host-prefix.txt", ec)) res.notes.push_back("host prefix precompiled: the host compile read only the submission's part");
 
   // 6. diagnostics, paths shown relative to the submission
   std::string out;

@@ -1,6 +1,8 @@
 // The nvrtc kind's launch table: expressions, the TOML reader and the runner's text form.
 #include "kernelgate/launch.h"
 
+#include "util.h"
+
 #include <c10/core/ScalarType.h>
 #include <toml++/toml.h>
 
@@ -583,11 +585,9 @@ Table parse_text(const std::string& text, const std::string& display_path, const
 }
 
 Table parse_file(const std::string& toml_path, const std::string& display_path, const c10::FunctionSchema& schema) {
-  std::ifstream f(toml_path, std::ios::binary);
-  if (!f) throw Error("launch", 0, 0, "cannot read " + display_path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_text(ss.str(), display_path, schema);
+  std::string text;
+  if (!read_file(toml_path, &text)) throw Error("launch", 0, 0, "cannot read " + display_path);
+  return parse_text(text, display_path, schema);
 }
 
 // ---- the runner's text form ----------------------------------------------------------------------

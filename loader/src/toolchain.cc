@@ -101,12 +101,8 @@ std::string nvcc_dryrun(const std::string& arch, const BuildOptions& options) {
       sha256_hex(file_identity(KG_NVCC) + "\n" KG_CUDA_VERSION "\n" KG_VERSION "\n" + join(flags, "\n")).substr(0, 16);
   const fs::path saved = fs::path(cache_root()) / ("nvcc-dryrun-" + key + ".txt");
   std::error_code ec;
-  if (fs::exists(saved, ec)) {
-    std::ifstream f(saved, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    if (f) return ss.str();
-  }
+  std::string text;
+  if (fs::exists(saved, ec) && read_file(saved.string(), &text)) return text;
   const fs::path tmp = fs::path(cache_root()) / ("nvcc-dryrun-" + key + ".tmp" + std::to_string(::getpid()));
   fs::create_directories(tmp, ec);
   std::vector<std::string> argv = {KG_NVCC};
@@ -117,7 +113,7 @@ std::string nvcc_dryrun(const std::string& arch, const BuildOptions& options) {
   sandbox::Record r = sandbox::run(compile_spec(argv, ro, tmp.string(), options));
   remove_tree(tmp.string(), ec);
   if (r.status != sandbox::Status::OK) return "";
-  const std::string text = replace_all(r.stderr_text + r.stdout_text, tmp.string() + "/", "$PWD/");
+  text = replace_all(r.stderr_text + r.stdout_text, tmp.string() + "/", "$PWD/");
   const fs::path part = saved.string() + ".part" + std::to_string(::getpid());
   try {
     write_file(part.string(), text);
@@ -278,12 +274,10 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
                                                        join(pipe.host, " && ") + "\n");
     if (r.status != sandbox::Status::OK) return give_up(tmp, std::string("host chain: ") + sandbox::status_name(r.status) + " " + r.stderr_text);
     // 2. its output up to the stub's include, which is where a submission's part begins
-    std::ifstream in(tmp / pipe.host_source, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
+    std::string text;
+    const bool read = read_file((tmp / pipe.host_source).string(), &text);
     const size_t at = text.find("\n# 1 \"" + pipe.stub_file + "\"\n");
-    if (!in || at == std::string::npos) return give_up(tmp, "no stub include in cudafe++'s output");
+    if (!read || at == std::string::npos) return give_up(tmp, "no stub include in cudafe++'s output");
     text.resize(at + 1);
     while (text.size() >= 2 && text[text.size() - 2] == '\n') text.pop_back();
     write_file((tmp / "kg_host_prefix.h").string(), text);

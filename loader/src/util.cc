@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace kg::loader {
@@ -57,6 +58,16 @@ void write_file(const std::string& path, const std::string& content) {
   if (!f) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
   f << content;
   if (!f) throw std::runtime_error(path + ": write failed");
+}
+
+bool read_file(const std::string& path, std::string* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  if (!f) return false;
+  *out = ss.str();
+  return true;
 }
 
 uint64_t fnv1a(const std::string& s) {

@@ -15,6 +15,8 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 // Single-quoted for a generated build script (kernelgate's own paths and flags).
 std::string sh_quote(const std::string& s);
 void write_file(const std::string& path, const std::string& content);  // throws with the path
+// The whole file into *out; false when it cannot be opened or read.
+bool read_file(const std::string& path, std::string* out);
 uint64_t fnv1a(const std::string& s);
 std::string hex64(uint64_t v);
 // $KERNELGATE_CACHE, else $XDG_CACHE_HOME/kernelgate, else ~/.cache/kernelgate (created).

@@ -192,7 +192,9 @@ TEST(BuildCuda, ExampleBuildsWithNvcc) {
   BuildResult r = build(scan.ops[0], options(example_dir("cuda/correct")));
   ASSERT_TRUE(r.ok) << all_diagnostics(r);
   EXPECT_EQ(fs::path(r.artifact).extension(), ".so");
-  if (!r.cache_hit) EXPECT_TRUE(has_note(r, "host prefix precompiled")) << join_notes(r);
+  if (!r.cache_hit) {
+    EXPECT_TRUE(has_note(r, "host prefix precompiled")) << join_notes(r);
+  }
   BuildResult again = build(scan.ops[0], options(example_dir("cuda/correct")));
   EXPECT_TRUE(again.cache_hit);
   EXPECT_LT(again.seconds, 0.05);
