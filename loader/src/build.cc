@@ -14,16 +14,20 @@
 #include "kernelgate/loader.h"
 #include "kg_build_config.h"
 #include "nvcc_pipeline.h"
+#include "pp_splice.h"
 #include "sha256.h"
 #include "toolchain.h"
 #include "util.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 namespace fs = std::filesystem;
 
@@ -33,6 +37,7 @@ namespace {
 constexpr size_t kMaxFolderFiles = 64;
 constexpr uintmax_t kMaxFolderBytes = 16u << 20;
 constexpr const char* kKeyVersion = "kernelgate-build-key 2";
+constexpr const char* kStepsFile = "steps.txt";  // the cuda build script's "name-start|name-end seconds" marks
 
 struct SourceFile {
   std::string name;
@@ -128,6 +133,8 @@ struct Plan {
   std::string artifact;                                         // the one the runner loads
   std::string key_text;                                         // what else goes into the key
   std::vector<std::string> notes;                               // how it will build (BuildResult::notes)
+  // A file the script leaves when a step took its fast path -> the note that says so.
+  std::vector<std::pair<std::string, std::string>> notes_if_file;
 };
 
 Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
@@ -149,6 +156,58 @@ Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signa
   return p;
 }
 
+// The build script's marks as (step, seconds), in the order the steps started, then "script":
+// its first mark to its last. A mark without its pair, or a line that is not one, is skipped.
+std::vector<std::pair<std::string, double>> read_steps(const std::string& path) {
+  std::string text;
+  std::vector<std::pair<std::string, double>> out;
+  if (!read_file(path, &text) || text.size() > 64 * 1024) return out;
+  std::vector<std::pair<std::string, double>> starts;
+  std::map<std::string, double> ends;
+  double first = 0, last = 0;
+  std::istringstream in(text);
+  std::string name;
+  double t;
+  while (in >> name >> t) {
+    first = first == 0 ? t : std::min(first, t);
+    last = std::max(last, t);
+    auto dash = name.rfind('-');
+    if (dash == std::string::npos) continue;
+    const std::string step = name.substr(0, dash), edge = name.substr(dash + 1);
+    if (edge == "start") starts.push_back({step, t});
+    else if (edge == "end") ends[step] = t;
+  }
+  for (const auto& [step, t0] : starts)
+    if (step != "script" && ends.count(step) && ends[step] >= t0) out.push_back({step, ends[step] - t0});
+  if (last > first) out.push_back({"script", last - first});
+  return out;
+}
+
+// Each chain's preprocess reads only the rest of the unit (kg_unit_rest.cu) when that chain's
+// prefix is kept preprocessed (pp_splice.h), and the whole unit when the join is refused or the
+// unit is built with all of ATen. Returns the script's kg_splice function ("" when no chain joins).
+std::string splice_preprocess(nvcc::Pipeline& pipe, const toolchain::HostPrefix& hp, const std::string& unit, Plan& p) {
+  const std::string prefix = glue::cuda_unit_prefix();
+  const size_t prefix_lines = static_cast<size_t>(std::count(prefix.begin(), prefix.end(), '\n'));
+  bool any = false;
+  for (auto [chain, steps, kept] : {std::make_tuple(std::string("host"), &pipe.host, hp.host_pp),
+                                    std::make_tuple(std::string("device"), &pipe.device, hp.device_pp)}) {
+    if (!kept) continue;
+    for (auto& step : *steps) {
+      const std::string output = nvcc::output_of(step), rest = "kg_unit_rest." + chain + ".ii";
+      const std::string rest_cmd = (" " + step + " ").find(" -E ") == std::string::npos ? "" : splice::rest_command(step, *kept, rest);
+      if (rest_cmd.empty() || output.empty()) continue;
+      step = "{ [ -z \"$ATEN\" ] && " + rest_cmd + " 2>/dev/null && kg_splice " + rest + " " + sh_quote(kept->text) + " " +
+             sh_quote(kept->once) + " " + sh_quote(output) + " && echo joined > pp-" + chain + ".txt; } || " + step;
+      p.notes_if_file.push_back({"pp-" + chain + ".txt", "prefix preprocessed once: the " + chain + " chain preprocessed only the submission's part"});
+      any = true;
+    }
+  }
+  if (!any) return "";
+  p.generated.push_back({"kg_unit_rest.cu", splice::rest_unit(unit, prefix_lines, "kg_unit.cu")});
+  return splice::shell_function(prefix_lines, "kg_unit.cu");
+}
+
 // cuda: nvcc compiles the submission's unit while g++ compiles the registration against the
 // precompiled prelude (in parallel), then g++ links. One sandboxed /bin/sh runs the steps. nvcc's
 // own steps run as two parallel chains when its dry run has the expected shape (nvcc_pipeline.h),
@@ -159,7 +218,8 @@ Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signa
 Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
                const std::string& arch, const BuildOptions& options) {
   Plan p;
-  p.generated.push_back({"kg_unit.cu", glue::cuda_unit(op, sig, "src/" + src_name)});
+  const std::string unit = glue::cuda_unit(op, sig, "src/" + src_name);
+  p.generated.push_back({"kg_unit.cu", unit});
   p.generated.push_back({"kg_glue.cc", glue::cuda_registration(op, schema, sig)});
   p.artifact = op.folder + ".so";
   std::vector<std::string> nvcc = {KG_NVCC};
@@ -183,41 +243,53 @@ Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Sign
   // One module id for every unit (the prefix's output names it); each artifact is loaded on its own
   // (RTLD_LOCAL), and the id only has to agree between cudafe++ and cicc of one unit.
   const std::string module_id = nvcc::module_id("kernelgate cuda unit");
-  std::string host_prefix_step;
+  std::string host_prefix_step, splice_function;
   if (pipe) {
     if (auto hp = toolchain::cuda_host_prefix(*pipe, glue::cuda_unit_prefix(), module_id, arch, options)) {
+      splice_function = splice_preprocess(*pipe, *hp, unit, p);
       p.ro.push_back(hp->dir);
       const std::string src = pipe->host_source, header = sh_quote(hp->header);
       host_prefix_step = " && { ! cmp -s -n " + std::to_string(hp->bytes) + " " + header + " " + src + " || { { printf '#include \"%s\"\\n' " +
                          header + "; tail -c +" + std::to_string(hp->bytes + 1) + " " + src + "; } > " + src + ".rest && mv " + src + ".rest " +
                          src + " && echo precompiled > host-prefix.txt; }; }";
+      p.notes_if_file.push_back({"host-prefix.txt", "host prefix precompiled: the host compile read only the submission's part"});
     }
   }
   std::ostringstream sh;
   sh << "# kernelgate cuda-kind build (generated)\n"
      << "ATEN=\"\"; [ \"${1:-}\" = full ] && ATEN=-DKG_FULL_ATEN=1\n"
-     << "( " << sh_line(cxx) << " > glue.log 2>&1; echo $? > glue.rc ) &\n";
+     << "# each step's start and end, for BuildResult::steps\n"
+     << "mark() { echo \"$1 $(date +%s.%N 2>/dev/null)\" >> " << kStepsFile << "; }\n"
+     << "mark script-start\n"
+     << "( mark glue-start; " << sh_line(cxx) << " > glue.log 2>&1; echo $? > glue.rc; mark glue-end ) &\n";
   if (pipe) {
     // unit.log gets one chain's log: both front ends report the same source errors.
     sh << "# nvcc's steps (from nvcc --dryrun), host and device chains side by side\n";
     for (const auto& e : pipe->env) sh << "export " << e << "\n";
-    sh << "printf '%s' " << sh_quote(module_id) << " > " << pipe->module_id_file << "\n";
+    sh << "printf '%s' " << sh_quote(module_id) << " > " << pipe->module_id_file << "\n" << splice_function;
     if (!host_prefix_step.empty()) sh << "# cudafe++'s output starting with the precompiled host prefix's bytes: the host compile reads the rest\n";
-    sh << "( ( " << join(pipe->host, " && ") << host_prefix_step << " ) > unit-host.log 2>&1; echo $? > unit-host.rc ) &\n"
+    sh << "( mark host-chain-start; ( " << join(pipe->host, " && ") << host_prefix_step
+       << " ) > unit-host.log 2>&1; echo $? > unit-host.rc; mark host-chain-end ) &\n"
+       << "mark device-chain-start\n"
        << "( " << join(pipe->device, " && ") << " ) > unit-device.log 2>&1; echo $? > unit-device.rc\n"
+       << "mark device-chain-end\n"
        << "wait\n"
        << "if [ \"$(cat unit-host.rc)\" != 0 ]; then cat unit-host.log > unit.log; exit 1; fi\n"
        << "if [ \"$(cat unit-device.rc)\" != 0 ]; then cat unit-device.log > unit.log; exit 1; fi\n"
+       << "mark host-compile-start\n"
        << pipe->host_compile << " > unit.log 2>&1 || exit 1\n"
+       << "mark host-compile-end\n"
        << "[ \"$(cat glue.rc)\" = 0 ] || exit 1\n";
   } else {
     p.notes.push_back("nvcc whole, not its chains side by side");
     sh << "# nvcc whole (" << replace_all(why, "\n", " ") << ")\n"
+       << "mark nvcc-start\n"
        << sh_line(nvcc) << " $ATEN > unit.log 2>&1; echo $? > unit.rc\n"
+       << "mark nvcc-end\n"
        << "wait\n"
        << "[ \"$(cat unit.rc)\" = 0 ] && [ \"$(cat glue.rc)\" = 0 ] || exit 1\n";
   }
-  sh << sh_line(link) << " > link.log 2>&1 || exit 1\n";
+  sh << "mark link-start\n" << sh_line(link) << " > link.log 2>&1 || exit 1\nmark link-end\n";
   p.generated.push_back({"kg_build.sh", sh.str()});
   p.argv = {"/bin/sh", "kg_build.sh"};
   p.logs = {"unit.log", "glue.log", "link.log"};
@@ -394,7 +466,9 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
     }
   }
   res.notes.insert(res.notes.end(), plan.notes.begin(), plan.notes.end());
-  if (fs::exists(work / "host-prefix.txt", ec)) res.notes.push_back("host prefix precompiled: the host compile read only the submission's part");
+  res.steps = read_steps((work / kStepsFile).string());
+  for (const auto& [file, note] : plan.notes_if_file)
+    if (fs::exists(work / file, ec)) res.notes.push_back(note);
 
   // 6. diagnostics, paths shown relative to the submission
   std::string out;

@@ -18,18 +18,21 @@ bool is_env(const std::string& line) {
   return true;
 }
 
+// Where a command's first word (its program) ends.
+size_t program_end(const std::string& cmd) {
+  bool quoted = false;
+  for (size_t i = 0; i < cmd.size(); ++i) {
+    if (cmd[i] == '"') quoted = !quoted;
+    else if (!quoted && (cmd[i] == ' ' || cmd[i] == '\t')) return i;
+  }
+  return cmd.size();
+}
+
 // A command's program, quotes removed: "\"/usr/bin\"/g++-12 -E ..." -> "/usr/bin/g++-12".
 std::string program(const std::string& cmd) {
   std::string p;
-  bool quoted = false;
-  for (char c : cmd) {
-    if (c == '"') {
-      quoted = !quoted;
-      continue;
-    }
-    if (!quoted && (c == ' ' || c == '\t')) break;
-    p += c;
-  }
+  for (char c : cmd.substr(0, program_end(cmd)))
+    if (c != '"') p += c;
   size_t slash = p.rfind('/');
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
@@ -184,6 +187,27 @@ std::string precompile_command(const Pipeline& p, const std::string& header, con
   if (!replace("-o \"" + object + "\"", "-o \"" + pch + "\"") && !replace("-o " + object, "-o \"" + pch + "\"")) return "";
   return without_word(cmd, "-c");
 }
+
+std::string preprocess_variant(const std::string& cmd, const PreprocessEdit& edit) {
+  std::string out = " " + cmd + " ";
+  auto replace_once = [&](const std::string& from, const std::string& to) {
+    size_t at = out.find(" " + from + " ");
+    if (at == std::string::npos || out.find(" " + from + " ", at + 1) != std::string::npos) return false;
+    out.replace(at + 1, from.size(), to);
+    return true;
+  };
+  if (!has_word(cmd, "-E")) return "";
+  const std::string output = value_after(cmd, "-o");
+  if (output.empty() || !replace_once("-o \"" + output + "\"", "-o \"" + edit.output + "\"")) return "";
+  if (!replace_once("\"kg_unit.cu\"", "\"" + edit.input + "\"")) return "";
+  if (edit.include && !replace_once("-include \"cuda_runtime.h\"", edit.include->empty() ? "" : "-include \"" + *edit.include + "\"")) return "";
+  out = out.substr(1, out.size() - 2);
+  if (!edit.front.empty()) out.insert(program_end(out), " " + edit.front);
+  if (!edit.back.empty()) out += " " + edit.back;
+  return out;
+}
+
+std::string output_of(const std::string& cmd) { return value_after(cmd, "-o"); }
 
 std::string module_id(const std::string& seed) { return "_" + sha256_hex(seed).substr(0, 16) + "_10_kg_unit_cu"; }
 

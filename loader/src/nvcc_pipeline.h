@@ -37,6 +37,19 @@ std::optional<Pipeline> parse_dryrun(const std::string& text, const std::string&
 // -x c++-header); "" when the command does not have the words to rewrite.
 std::string precompile_command(const Pipeline& p, const std::string& header, const std::string& pch);
 
+// One of the pipeline's preprocess commands (host or device) made to read `input` and write
+// `output` instead of the unit and its .ii. `front` goes right after the compiler (ahead of every
+// include directory), `back` at the end, and the forced `-include "cuda_runtime.h"` names
+// `include` instead, or goes when `include` is "". "" when the command lacks a word to rewrite.
+struct PreprocessEdit {
+  std::string input, output;
+  std::string front, back;
+  std::optional<std::string> include;  // unset: kept as it is
+};
+std::string preprocess_variant(const std::string& cmd, const PreprocessEdit& edit);
+// The file a command writes (its -o), quotes removed; "" when it has none.
+std::string output_of(const std::string& cmd);
+
 // A module id for the unit: an identifier derived from `seed` (the same seed gives the same id).
 std::string module_id(const std::string& seed);
 

@@ -1,6 +1,7 @@
 #include "toolchain.h"
 
 #include "kg_build_config.h"
+#include "pp_splice.h"
 #include "sha256.h"
 #include "shim.h"
 #include "util.h"
@@ -126,6 +127,7 @@ std::string nvcc_dryrun(const std::string& arch, const BuildOptions& options) {
 
 std::vector<std::string> link_flags(bool cuda) {
   std::vector<std::string> f = {"-L" KG_TORCH_LIB_DIR, "-Wl,-z,defs", "-Wl,-rpath," KG_TORCH_LIB_DIR};
+  if (std::string(KG_LINKER_FLAG).size()) f.insert(f.begin(), KG_LINKER_FLAG);
   if (cuda && KG_TORCH_CUDA) f.insert(f.end(), {"-ltorch_cuda", "-lc10_cuda"});
   f.insert(f.end(), {"-ltorch_cpu", "-lc10"});
   if (cuda) f.insert(f.end(), {"-L" KG_CUDA_LIB_DIR, "-Wl,-rpath," KG_CUDA_LIB_DIR, "-lcudart"});
@@ -226,7 +228,7 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
   static std::vector<std::string> failed;  // tried once per process: a failure is not retried per build
   std::lock_guard<std::mutex> lock(mu);
   Sha256 h;
-  h.field("kernelgate host prefix 1");
+  h.field("kernelgate host prefix 2");
   h.field(identity(Kind::Cuda, arch));
   h.field(join(pipe.env, "\n"));
   h.field(join(pipe.host, "\n"));
@@ -243,6 +245,8 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
   if (std::find(failed.begin(), failed.end(), key) != failed.end()) return std::nullopt;
   if (fs::exists(dir / "kg_host_prefix.h.gch", ec)) {
     hp.bytes = fs::file_size(hp.header, ec);
+    hp.host_pp = splice::find(dir.string(), "host");
+    hp.device_pp = splice::find(dir.string(), "device");
     if (!ec && hp.bytes > 0) return hp;
   }
   auto give_up = [&](const fs::path& tmp, const std::string& why) -> std::optional<HostPrefix> {
@@ -287,11 +291,32 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
     for (const auto& entry : fs::directory_iterator(tmp, ec))
       if (entry.path().filename() != "kg_host_prefix.h" && entry.path().filename() != "kg_host_prefix.h.gch") remove_tree(entry.path().string(), ec);
     hp.bytes = text.size();
+    // 4. each chain's preprocessed prefix (pp_splice.h); a chain without one preprocesses whole units
+    auto run = [&](const std::string& name, const std::string& script, std::string* err) {
+      sandbox::Record rr = run_script(name, script);
+      if (rr.status == sandbox::Status::OK) return true;
+      *err = std::string(sandbox::status_name(rr.status)) + " " + rr.stderr_text.substr(0, 1500);
+      return false;
+    };
+    auto preprocess_of = [](const std::vector<std::string>& chain) {
+      std::vector<std::string> pp;
+      for (const auto& c : chain)
+        if ((" " + c + " ").find(" -E ") != std::string::npos) pp.push_back(c);
+      return pp.size() == 1 ? pp[0] : std::string();
+    };
+    for (const auto& [chain, cmd] : {std::pair<std::string, std::string>{"host", preprocess_of(pipe.host)}, {"device", preprocess_of(pipe.device)}}) {
+      std::string why = "no single preprocess step";
+      if (cmd.empty() || !splice::prepare(chain, cmd, env, unit_text, tmp.string(), run, &why))
+        std::fprintf(stderr, "kernelgate: warning: the cuda prefix is not kept preprocessed for the %s chain (%s); it preprocesses whole units\n",
+                     chain.c_str(), why.substr(0, 1500).c_str());
+    }
   } catch (const std::exception& e) {
     return give_up(tmp, e.what());
   }
   fs::rename(tmp, dir, ec);  // atomic publish; a concurrent winner is fine
   if (ec) remove_tree(tmp.string(), ec);
+  hp.host_pp = splice::find(dir.string(), "host");
+  hp.device_pp = splice::find(dir.string(), "device");
   return hp;
 }
 

@@ -5,6 +5,7 @@
 
 #include "kernelgate/loader.h"
 #include "nvcc_pipeline.h"
+#include "pp_splice.h"
 
 #include <cstdint>
 #include <optional>
@@ -52,10 +53,12 @@ std::string prelude_dir(const BuildOptions& options);
 // inside a submission's reach, and compile children see it read-only. A unit whose cudafe++ output
 // starts with exactly these bytes compiles only the rest. nullopt when it cannot be built (builds
 // go on, slower).
+// Beside it, each chain's preprocessed prefix (pp_splice.h), when that one could be built.
 struct HostPrefix {
   std::string dir;     // to bind read-only
   std::string header;  // dir + "/kg_host_prefix.h"; its .gch is beside it
   uint64_t bytes = 0;  // the header's size
+  std::optional<splice::Prefix> host_pp, device_pp;
 };
 std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std::string& unit_text, const std::string& module_id,
                                            const std::string& arch, const BuildOptions& options);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <random>
 
 using namespace kg::loader;
@@ -65,6 +66,8 @@ int main(int argc, char** argv) {
     if (kind == Kind::Cuda) whole.push_back(true);
     std::vector<std::vector<double>> cold(whole.size()), cached(whole.size());
     std::vector<std::string> notes(whole.size());
+    std::vector<std::map<std::string, std::vector<double>>> steps(whole.size());
+    std::vector<std::vector<std::string>> step_order(whole.size());
     for (int i = 0; i < reps; ++i)
       for (size_t w = 0; w < whole.size(); ++w) {
         TempDir d;
@@ -75,6 +78,11 @@ int main(int argc, char** argv) {
         if (!a.ok) return std::fprintf(stderr, "%s build failed: %s\n", kind_name(kind), a.error.c_str()), 1;
         cold[w].push_back(a.seconds);
         notes[w] = join(a.notes, "; ");
+        for (const auto& [step, seconds] : a.steps) {
+          if (!steps[w].count(step)) step_order[w].push_back(step);
+          steps[w][step].push_back(seconds);
+        }
+        if (!a.steps.empty()) steps[w]["sandbox and set-up"].push_back(a.seconds - a.steps.back().second);
         for (int j = 0; j < 5; ++j) {
           BuildResult b = build(op, o);
           if (!b.cache_hit) return std::fprintf(stderr, "%s: expected a cache hit\n", kind_name(kind)), 1;
@@ -86,6 +94,13 @@ int main(int argc, char** argv) {
                   whole[w] ? "   (nvcc whole, for comparison)" : "");
     for (size_t w = 0; w < whole.size(); ++w)
       if (!notes[w].empty()) std::printf("%s%s notes: %s\n", kind_name(kind), whole[w] ? " (nvcc whole)" : "", notes[w].c_str());
+    for (size_t w = 0; w < whole.size(); ++w) {
+      if (steps[w].empty()) continue;
+      step_order[w].push_back("sandbox and set-up");
+      std::printf("%s%s cold, median seconds per step:", kind_name(kind), whole[w] ? " (nvcc whole)" : "");
+      for (const auto& step : step_order[w]) std::printf(" %s %.3f", step.c_str(), median(steps[w][step]));
+      std::printf("\n");
+    }
     if (whole.size() == 2)
       std::printf("cuda cold: chains side by side / nvcc whole = %.2f\n", median(cold[0]) / median(cold[1]));
     std::fflush(stdout);

@@ -1,6 +1,8 @@
 // Build*: the three kinds build in the sandbox; the cache hits, survives races and corruption;
 // diagnostics are structured and relative to the submission.
 #include "cache.h"
+#include "pp_splice.h"
+#include "toolchain.h"
 #include "kg_build_config.h"
 #include "util.h"
 #include "loader_test_util.h"
@@ -198,6 +200,50 @@ TEST(BuildCuda, ExampleBuildsWithNvcc) {
   BuildResult again = build(scan.ops[0], options(example_dir("cuda/correct")));
   EXPECT_TRUE(again.cache_hit);
   EXPECT_LT(again.seconds, 0.05);
+}
+
+TEST(BuildCuda, EachChainPreprocessesOnlyTheSubmissionsPart) {
+  // The prefix's preprocessed text is joined with the rest's (pp_splice.h), in both chains; the
+  // artifact is the one the example builds: same entry, and the kernel launches where a GPU is.
+  if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
+  TempDir d;
+  OpFolder op = make_op(d.path, "relu.default",
+                        {{"relu__default_implementation.cu",
+                          unique_tag() + read(example_dir("cuda/correct/relu__default/relu__default_implementation.cu"))}});
+  BuildResult r = build(op, options(d.path));
+  ASSERT_TRUE(r.ok) << all_diagnostics(r);
+  EXPECT_TRUE(has_note(r, "prefix preprocessed once: the host chain")) << join_notes(r);
+  EXPECT_TRUE(has_note(r, "prefix preprocessed once: the device chain")) << join_notes(r);
+  EXPECT_TRUE(has_note(r, "host prefix precompiled")) << join_notes(r);
+}
+
+TEST(BuildCuda, ReachingAPrefixHeaderByItsPathPreprocessesWhole) {
+  // A #pragma once header of the prefix included again by its absolute path: no stand-in shadows
+  // it, so the join is refused, each chain preprocesses the whole unit, and the header is read
+  // once, as g++ alone would.
+  if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
+  std::string once;
+  std::vector<std::string> dirs = toolchain::torch_include_dirs();
+  dirs.push_back("/usr/include");
+  for (const char* name : {"ATen/core/Tensor.h", "c10/core/TensorImpl.h", "c10/core/ScalarType.h", "c10/util/Half.h"})
+    for (const auto& dir : dirs) {
+      std::string text;
+      if (once.empty() && read_file(dir + "/" + name, &text) && splice::has_pragma_once(text))
+        once = fs::weakly_canonical(dir + "/" + name).string();
+    }
+  ASSERT_FALSE(once.empty()) << "no #pragma once header of the prefix among the candidates";
+  TempDir d;
+  const std::string src = unique_tag() + "#include <torch/extension.h>\n#include \"" + once + "\"\n" +
+                          "__global__ void k(c10::Half* x) { x[0] = x[1]; }\n"
+                          "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self) {\n"
+                          "  k<<<1, 1>>>(self.data_ptr<c10::Half>());\n"
+                          "  return self;\n"
+                          "}\n";
+  OpFolder op = make_op(d.path, "relu.default", {{"relu__default_implementation.cu", src}});
+  BuildResult r = build(op, options(d.path));
+  ASSERT_TRUE(r.ok) << all_diagnostics(r);
+  EXPECT_FALSE(has_note(r, "prefix preprocessed once")) << join_notes(r);
+  EXPECT_TRUE(has_note(r, "host prefix precompiled")) << join_notes(r);
 }
 
 TEST(BuildCuda, WrongSignatureNamesTheExpectedOne) {

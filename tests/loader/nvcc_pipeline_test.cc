@@ -149,3 +149,34 @@ TEST(NvccPipeline, ModuleIdIsAnIdentifierPerSeed) {
   EXPECT_EQ(a[0], '_');
   for (char c : a) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c)) || c == '_') << a;
 }
+
+TEST(NvccPipeline, PreprocessVariantRewritesInputOutputAndTheForcedInclude) {
+  std::string why;
+  auto p = nvcc::parse_dryrun(kNvcc13, "$ATEN", &why);
+  ASSERT_TRUE(p) << why;
+  const std::string pp = p->host[0];
+  EXPECT_EQ(nvcc::output_of(pp), "kg_unit.cpp4.ii");
+  nvcc::PreprocessEdit e;
+  e.input = "kg_unit_rest.cu";
+  e.output = "rest.ii";
+  e.front = "-I\"/cache/overlay\"";
+  e.back = "-dM";
+  e.include = "/cache/macros.h";
+  EXPECT_EQ(nvcc::preprocess_variant(pp, e),
+            "\"/usr/bin\"/g++-12 -I\"/cache/overlay\" -std=c++17 -D__CUDA_ARCH_LIST__=900 -E -x c++ -D__CUDACC__ -D__NVCC__ -fPIC -O3 -include "
+            "\"/cache/macros.h\" -m64 \"kg_unit_rest.cu\" -o \"rest.ii\" $ATEN -dM");
+  e.include = "";  // the forced include goes
+  const std::string dropped = nvcc::preprocess_variant(pp, e);
+  EXPECT_EQ(dropped.find("-include"), std::string::npos) << dropped;
+  EXPECT_NE(dropped.find("\"kg_unit_rest.cu\" -o \"rest.ii\""), std::string::npos) << dropped;
+  // Not a preprocess, or a word missing: no command.
+  EXPECT_EQ(nvcc::preprocess_variant(p->host_compile, e), "");
+  EXPECT_EQ(nvcc::preprocess_variant(without_word_for_test(pp, "\"kg_unit.cu\""), e), "");
+  nvcc::PreprocessEdit keep;
+  keep.input = "a.cu";
+  keep.output = "a.ii";
+  EXPECT_NE(nvcc::preprocess_variant(pp, keep).find("-include \"cuda_runtime.h\""), std::string::npos);
+  std::string no_include = pp;
+  no_include.erase(no_include.find("-include \"cuda_runtime.h\""), 25);
+  EXPECT_EQ(nvcc::preprocess_variant(no_include, e), "");
+}

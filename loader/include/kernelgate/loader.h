@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace kg::loader {
@@ -102,6 +103,10 @@ struct BuildResult {
   // How a cuda-kind build ran when it left its fast path or took it ("host prefix precompiled",
   // "all of ATen: ...", "nvcc whole: ..."); empty for a cache hit.
   std::vector<std::string> notes;
+  // Where a cuda-kind build's time went, as its build script timed it: (step, seconds) for glue,
+  // host-chain, device-chain, host-compile (or nvcc when run whole), link, then script (first
+  // mark to last; seconds minus script is the sandbox and kernelgate's own work). Empty otherwise.
+  std::vector<std::pair<std::string, double>> steps;
 };
 constexpr size_t kMaxDiagnostics = 200;
 constexpr size_t kMaxBuildLog = 64 * 1024;
