@@ -195,7 +195,7 @@ std::string splice_preprocess(nvcc::Pipeline& pipe, const toolchain::HostPrefix&
     if (!kept) continue;
     for (auto& step : *steps) {
       const std::string output = nvcc::output_of(step), rest = "kg_unit_rest." + chain + ".ii";
-      const std::string rest_cmd = (" " + step + " ").find(" -E ") == std::string::npos ? "" : splice::rest_command(step, *kept, rest);
+      const std::string rest_cmd = splice::rest_command(step, *kept, rest);  // "" for a step that is not a preprocess
       if (rest_cmd.empty() || output.empty()) continue;
       step = "{ [ -z \"$ATEN\" ] && " + rest_cmd + " 2>/dev/null && kg_splice " + rest + " " + sh_quote(kept->text) + " " +
              sh_quote(kept->once) + " " + sh_quote(output) + " && echo joined > pp-" + chain + ".txt; } || " + step;

@@ -121,7 +121,7 @@ std::optional<Pipeline> parse_dryrun(const std::string& text, const std::string&
     else if (prog == "cicc") s = Step::Cicc;
     else if (prog == "ptxas") s = Step::Ptxas;
     else if (prog == "fatbinary") s = Step::Fatbinary;
-    else if (has_word(line, "-E")) s = line.find("-D__CUDA_ARCH__=") != std::string::npos ? Step::DevicePreprocess : Step::HostPreprocess;
+    else if (is_preprocess(line)) s = line.find("-D__CUDA_ARCH__=") != std::string::npos ? Step::DevicePreprocess : Step::HostPreprocess;
     else if (has_word(line, "-c")) s = Step::HostCompile;
     else return refuse("an unexpected step: " + prog);
     steps.push_back({s, line});
@@ -196,7 +196,7 @@ std::string preprocess_variant(const std::string& cmd, const PreprocessEdit& edi
     out.replace(at + 1, from.size(), to);
     return true;
   };
-  if (!has_word(cmd, "-E")) return "";
+  if (!is_preprocess(cmd)) return "";
   const std::string output = value_after(cmd, "-o");
   if (output.empty() || !replace_once("-o \"" + output + "\"", "-o \"" + edit.output + "\"")) return "";
   if (!replace_once("\"kg_unit.cu\"", "\"" + edit.input + "\"")) return "";
@@ -206,6 +206,8 @@ std::string preprocess_variant(const std::string& cmd, const PreprocessEdit& edi
   if (!edit.back.empty()) out += " " + edit.back;
   return out;
 }
+
+bool is_preprocess(const std::string& cmd) { return has_word(cmd, "-E"); }
 
 std::string output_of(const std::string& cmd) { return value_after(cmd, "-o"); }
 

@@ -47,6 +47,8 @@ struct PreprocessEdit {
   std::optional<std::string> include;  // unset: kept as it is
 };
 std::string preprocess_variant(const std::string& cmd, const PreprocessEdit& edit);
+// Whether a command is one of the pipeline's preprocess steps (g++ -E).
+bool is_preprocess(const std::string& cmd);
 // The file a command writes (its -o), quotes removed; "" when it has none.
 std::string output_of(const std::string& cmd);
 

@@ -243,11 +243,14 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
   for (char c : hp.header)
     if (!std::isalnum(static_cast<unsigned char>(c)) && !std::strchr("/._-+", c)) return std::nullopt;
   if (std::find(failed.begin(), failed.end(), key) != failed.end()) return std::nullopt;
-  if (fs::exists(dir / "kg_host_prefix.h.gch", ec)) {
-    hp.bytes = fs::file_size(hp.header, ec);
+  auto with_splices = [&]() -> std::optional<HostPrefix> {
     hp.host_pp = splice::find(dir.string(), "host");
     hp.device_pp = splice::find(dir.string(), "device");
-    if (!ec && hp.bytes > 0) return hp;
+    return hp;
+  };
+  if (fs::exists(dir / "kg_host_prefix.h.gch", ec)) {
+    hp.bytes = fs::file_size(hp.header, ec);
+    if (!ec && hp.bytes > 0) return with_splices();
   }
   auto give_up = [&](const fs::path& tmp, const std::string& why) -> std::optional<HostPrefix> {
     remove_tree(tmp.string(), ec);
@@ -301,7 +304,7 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
     auto preprocess_of = [](const std::vector<std::string>& chain) {
       std::vector<std::string> pp;
       for (const auto& c : chain)
-        if ((" " + c + " ").find(" -E ") != std::string::npos) pp.push_back(c);
+        if (nvcc::is_preprocess(c)) pp.push_back(c);
       return pp.size() == 1 ? pp[0] : std::string();
     };
     for (const auto& [chain, cmd] : {std::pair<std::string, std::string>{"host", preprocess_of(pipe.host)}, {"device", preprocess_of(pipe.device)}}) {
@@ -315,9 +318,7 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
   }
   fs::rename(tmp, dir, ec);  // atomic publish; a concurrent winner is fine
   if (ec) remove_tree(tmp.string(), ec);
-  hp.host_pp = splice::find(dir.string(), "host");
-  hp.device_pp = splice::find(dir.string(), "device");
-  return hp;
+  return with_splices();
 }
 
 std::string shim_dir() {
