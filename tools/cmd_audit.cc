@@ -19,8 +19,8 @@ const char* kAuditUsage =
     "\"nothing found\", or why the check was not reached.\n"
     "  --suite NAME   sample suite (default smoke)\n"
     "  --ops LIST     comma-separated overloads to audit (default: every op folder)\n"
-    "Exit status: 0 every op passed and no rule found anything, 1 something was found or failed,\n"
-    "2 bad usage or configuration.\n";
+    "Exit status: 0 every op passed and no rule found anything, 1 something was found or failed\n"
+    "(or DIR has no op folders), 2 bad usage or configuration, or an output file could not be written.\n";
 
 std::string utc_now() {
   std::time_t t = std::time(nullptr);
@@ -37,6 +37,7 @@ int kg_cmd_audit(int argc, char** argv) {
   kg::cli::EvalCli cli;
   cli.policy_name = "audit";
   cli.opt.out_dir = "kernelgate-audit";
+  cli.extra_outputs = {"audit.md", "audit.json"};
   if (int rc = kg::cli::parse_eval_cli(argc, argv, kg::cli::EvalMode::Audit, kAuditUsage, &cli); rc >= 0) return rc;
   const std::string date = utc_now();
   kg::policy::Policy policy;

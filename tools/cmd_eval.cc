@@ -1,12 +1,14 @@
 // `kernelgate eval` and `kernelgate repro`: evaluate a submission, or re-run one sample of it.
 // The option parser and the evaluation are shared with `kernelgate audit` (eval_cli.h).
 #include "eval_cli.h"
+#include "output_files.h"
+
+#include "kernelgate/text_safety.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -28,7 +30,8 @@ const char* kEvalUsage =
     "                     every op must pass (checks inputs, protocol, sandbox and comparison)\n"
     "  --feedback FILE    write a short account of every failing op, to paste into a model's prompt\n"
     "  --tolerance-sweep  also report pass counts per op at atol=rtol in {1e-5, 1e-3, 1e-2}\n"
-    "Exit status: 0 every evaluated op passed, 1 some op failed, was rejected or errored, 2 bad usage.\n";
+    "Exit status: 0 every evaluated op passed, 1 some op failed, was rejected or errored, or DIR has no\n"
+    "op folders, 2 bad usage, or an output file could not be written.\n";
 
 const char* kReproUsage =
     "usage: kernelgate repro DIR|--self-check --op OP --sample 'LINE' [--values normal|special|positive]\n"
@@ -43,7 +46,7 @@ using kg::cli::EvalCli;
 using kg::cli::EvalMode;
 
 int usage_error(const char* cmd, const char* usage, const std::string& msg) {
-  std::fprintf(stderr, "kernelgate %s: %s\n\n%s", cmd, msg.c_str(), usage);
+  std::fprintf(stderr, "kernelgate %s: %s\n\n%s", cmd, kg::text::terminal_safe(msg).c_str(), usage);
   return 2;
 }
 
@@ -141,11 +144,17 @@ int parse_eval_cli(int argc, char** argv, EvalMode mode, const char* usage, Eval
   if (opt.device != "cpu" && opt.device != "cuda") return usage_error(cmd, usage, "--device must be cpu, cuda or auto");
   std::error_code ec;
   if (!opt.self_check) {
-    if (!std::filesystem::is_directory(opt.submission, ec)) {
-      std::fprintf(stderr, "kernelgate %s: %s: not a directory\n", cmd, opt.submission.c_str());
+    // The operator's path is resolved (it may be a symbolic link); nothing inside is followed.
+    const std::filesystem::path resolved = std::filesystem::canonical(opt.submission, ec);
+    if (ec) {
+      kg::cli::print_error(cmd, opt.submission + ": " + ec.message());
       return 2;
     }
-    opt.submission = std::filesystem::absolute(opt.submission).lexically_normal().string();
+    if (!std::filesystem::is_directory(resolved, ec)) {
+      kg::cli::print_error(cmd, opt.submission + ": not a directory");
+      return 2;
+    }
+    opt.submission = resolved.string();
     if (opt.submission.size() > 1 && opt.submission.back() == '/') opt.submission.pop_back();
   }
   if (repro) {
@@ -170,25 +179,53 @@ int parse_eval_cli(int argc, char** argv, EvalMode mode, const char* usage, Eval
   return -1;
 }
 
-bool write_text_file(const std::string& path, const std::string& text, const char* cmd) {
-  std::ofstream out(path);
-  out << text;
-  if (out) return true;
-  std::fprintf(stderr, "kernelgate %s: cannot write %s\n", cmd, path.c_str());
-  return false;
+void print_error(const char* cmd, const std::string& message) {
+  std::fprintf(stderr, "kernelgate %s: %s\n", cmd, kg::text::terminal_safe(message).c_str());
 }
 
-int evaluate_to_results(const EvalCli& cli, const char* cmd, kg::policy::Policy* policy, kg::harness::Report* report) {
+bool write_text_file(const std::string& path, const std::string& text, const char* cmd) {
   try {
+    write_file_atomically(path, text);
+    return true;
+  } catch (const std::exception& e) {
+    print_error(cmd, e.what());
+    return false;
+  }
+}
+
+namespace {
+
+// An empty submission says so: which folder was read, what an op folder looks like, and what was
+// seen there instead.
+void say_if_no_op_folders(const EvalCli& cli, const kg::harness::Report& report, const char* cmd) {
+  if (cli.opt.self_check || !report.ops.empty()) return;
+  std::string msg = cli.opt.submission + ": no op folders (expected NAME__OVERLOAD/NAME__OVERLOAD_implementation*.cpp or .cu, "
+                    "e.g. relu__default/relu__default_implementation.cpp)";
+  print_error(cmd, msg);
+  for (const auto& [folder, why] : report.problems)
+    std::fprintf(stderr, "  seen %s: %s\n", kg::text::terminal_safe(folder).c_str(), kg::text::terminal_safe(why).c_str());
+}
+
+}  // namespace
+
+int evaluate_to_results(const EvalCli& cli, const char* cmd, kg::policy::Policy* policy, kg::harness::Report* report) {
+  const std::filesystem::path out = cli.opt.out_dir;
+  const std::string path = (out / "results.json").string();
+  try {
+    // A previous run's output goes before this run starts: whatever a reader finds later is this run's.
+    std::error_code ec;
+    std::filesystem::create_directories(out, ec);
+    if (ec) throw std::runtime_error(out.string() + ": cannot create: " + ec.message());
+    remove_previous_output(path);
+    for (const auto& name : cli.extra_outputs) remove_previous_output((out / name).string());
+    if (!cli.feedback_file.empty()) remove_previous_output(cli.feedback_file);
     *policy = kg::policy::load(cli.policy_name);
     *report = kg::harness::evaluate(cli.opt, *policy);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "kernelgate %s: %s\n", cmd, e.what());
+    print_error(cmd, e.what());
     return 2;
   }
-  std::error_code ec;
-  std::filesystem::create_directories(cli.opt.out_dir, ec);
-  const std::string path = (std::filesystem::path(cli.opt.out_dir) / "results.json").string();
+  say_if_no_op_folders(cli, *report, cmd);
   if (!write_text_file(path, kg::harness::report_json(*report), cmd)) return 2;
   if (!cli.feedback_file.empty() && !write_text_file(cli.feedback_file, kg::harness::report_feedback(*report), cmd)) return 2;
   return -1;

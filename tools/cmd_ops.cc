@@ -21,7 +21,9 @@ const char* kOpsUsage =
     "  --suite NAME   only this suite (smoke, edge, edge-large, opinfo, traces, or a PATH: a trace\n"
     "                 file in BackendBench's format or a directory of them)\n"
     "  --all          every aten overload of the linked libtorch, covered or not\n"
-    "  --left-out     also list the overloads a suite names but leaves out, with the reason\n"
+    "  --left-out     also list what a suite's data names but leaves out, with the reason: overloads,\n"
+    "                 and each sample (\"op at file:line\") over the 2^26-element bound or that no\n"
+    "                 tensor can be built for (evaluation reports the latter as skipped)\n"
     "Exit status: 0, or 2 for bad usage or an unknown suite.\n";
 
 std::string dispatcher_name(const c10::OperatorName& n) {

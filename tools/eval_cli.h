@@ -6,6 +6,7 @@
 #include "kernelgate/policy.h"
 
 #include <string>
+#include <vector>
 
 namespace kg::cli {
 
@@ -15,6 +16,7 @@ struct EvalCli {
   kg::harness::EvalOptions opt;
   std::string policy_name = kg::policy::kDefaultProfile;
   std::string feedback_file;
+  std::vector<std::string> extra_outputs;  // files in OUT besides results.json this command writes
   std::string op, sample, values = "normal";
   long index = 0;
   bool time = false;  // repro: also time the sample (candidate and eager)
@@ -24,11 +26,16 @@ struct EvalCli {
 // --tolerance-sweep: the audit profile decides). Returns -1 to go on, else the exit status.
 int parse_eval_cli(int argc, char** argv, EvalMode mode, const char* usage, EvalCli* cli);
 
-// Loads the policy, evaluates and writes OUT/results.json (and the feedback file). Returns -1
-// on success, else the exit status (2: configuration error or an unwritable file, with a message).
+// Removes a previous run's OUT/results.json, extra_outputs and feedback file, loads the policy,
+// evaluates and writes OUT/results.json (and the feedback file) atomically. Returns -1 on
+// success, else the exit status (2: configuration error or an unwritable file, with a message).
 int evaluate_to_results(const EvalCli& cli, const char* cmd, kg::policy::Policy* policy, kg::harness::Report* report);
 
-// Writes `text` to `path`; false (with a message naming `cmd` and the path) when it cannot.
+// Writes `text` to `path` atomically; false (with a message naming `cmd`, the path and the errno)
+// when it cannot.
 bool write_text_file(const std::string& path, const std::string& text, const char* cmd);
+
+// A message on stderr, "kernelgate CMD: MESSAGE", with control characters escaped.
+void print_error(const char* cmd, const std::string& message);
 
 }  // namespace kg::cli

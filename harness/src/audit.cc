@@ -2,6 +2,8 @@
 // and per op what was found, "nothing found", or why the check never had a chance to fire.
 #include "report_json.h"
 
+#include "kernelgate/text_safety.h"
+
 #include <algorithm>
 #include <iomanip>
 #include <sstream>
@@ -230,7 +232,7 @@ std::string audit_json(const Report& rep, const policy::Policy& policy, const st
   doc["clean"] = clean(rep);
   doc["ops"] = ops;
   doc["rules"] = rules;
-  return doc.dump(2) + "\n";
+  return dump_document(std::move(doc));
 }
 
 std::string audit_markdown(const Report& rep, const policy::Policy& policy, const std::string& date) {
@@ -275,7 +277,11 @@ std::string audit_markdown(const Report& rep, const policy::Policy& policy, cons
     }
     if (rr.ops.empty()) o << "- (no ops evaluated)\n";
   }
-  return o.str();
+  // Forwarded and read in terminals and viewers: control characters and non-UTF-8 bytes escaped.
+  bool escaped = false;
+  std::string text = text::terminal_safe(o.str(), text::Newlines::Keep, &escaped);
+  if (escaped) text += std::string("\n(control characters and ") + text::kEscapeNote + ")\n";
+  return text;
 }
 
 }  // namespace kg::harness

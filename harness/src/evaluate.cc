@@ -164,6 +164,9 @@ class OpEvaluation {
     r_.op = folder.op;
     r_.kind = loader::kind_name(folder.kind);
   }
+  ~OpEvaluation() { loader::remove_uncached(uncached_); }
+  OpEvaluation(const OpEvaluation&) = delete;
+  OpEvaluation& operator=(const OpEvaluation&) = delete;
 
   OpResult evaluate() {
     auto t0 = Clock::now();
@@ -199,9 +202,12 @@ class OpEvaluation {
     bo.submission_root = run_.options.submission;
     bo.time_s = pol_.compile_time_s;
     bo.memory_mb = static_cast<uint64_t>(pol_.compile_memory_mb);
+    bo.cache_artifact_max_bytes = static_cast<uint64_t>(pol_.cache_artifact_mb) << 20;
     loader::BuildResult built = loader::build(folder_, bo);
+    uncached_.uncached_dir = built.uncached_dir;
     r_.build_s = built.seconds;
     r_.build_cache_hit = built.cache_hit;
+    r_.build_cache_rejected = built.cache_rejected;
     r_.build_notes = built.notes;
     r_.build_log = built.log.substr(0, 8000);
     if (built.ok) {
@@ -303,8 +309,12 @@ class OpEvaluation {
       return;
     }
     const std::vector<Sample> all = samples();
+    // Samples of the suite no tensor can be built for: the sample's fault, reported, never judged.
+    if (!run_.options.repro)
+      for (auto& entry : suite_unbuildable_samples(run_.options.suite, folder_.op)) r_.skipped.push_back(std::move(entry));
     if (all.empty()) {
       r_.error = "suite '" + run_.options.suite + "' has no samples for " + folder_.op;
+      if (!r_.skipped.empty()) r_.error += " that can be built (see skipped)";
       return;
     }
     r_.total = static_cast<int>(all.size());
@@ -717,12 +727,17 @@ class OpEvaluation {
   // probe (1 warm-up, 3 timed calls), within [min_reps, max_reps], and no more than about
   // 20 x min_seconds of the supervisor's wall clock per timed exchange (inputs are refreshed and
   // caches flushed before every call, which can cost more than the call).
-  int timed_reps(const Judged& j, size_t n_returns, const std::string& sample) {
+  // -1 when the probe lost the runner (recorded as the timed calls' failure).
+  int timed_reps(const Sample& s, const Judged& j, size_t n_returns, const std::string& sample) {
     int reps = pol_.timing_min_reps;
     const int probe_reps = 3;
     loader::CallOutcome probe =
         runner_->call(j.inputs, n_returns, pol_.run_call_time_s * (probe_reps + 2), call_options(j.ref_returns, 1, probe_reps));
     runner_evidence(probe, sample);
+    if (probe.kind != loader::CallOutcome::Kind::Ok && !runner_->alive()) {
+      timed_calls_failed(s, j, probe);
+      return -1;
+    }
     if (probe.kind != loader::CallOutcome::Kind::Ok || probe.times_s.empty()) return reps;
     const double median = quantile(probe.times_s, 0.5);
     const double wall_per_call = probe.supervisor_wall_s / (probe_reps + 1);
@@ -730,6 +745,18 @@ class OpEvaluation {
     if (wall_per_call > 0) reps = std::min(reps, static_cast<int>(std::min(1e7, 20 * pol_.timing_min_seconds / wall_per_call)));
     // One exchange carries at most kMaxTimedReps times (the audit profile's max_reps is higher).
     return std::min(std::clamp(reps, pol_.timing_min_reps, pol_.timing_max_reps), protocol::kMaxTimedReps);
+  }
+
+  // The candidate's timed calls did not complete. A runner that died names its signal or limit
+  // and the phase; whoever killed it, the op is not timed and not passed (the supervisor cannot
+  // tell an outside kill from the kernel's own).
+  void timed_calls_failed(const Sample& s, const Judged& j, const loader::CallOutcome& out) {
+    std::string category = out.kind == loader::CallOutcome::Kind::OpError ? "runtime_error" : category_for_death(out);
+    std::string msg = "the timed calls failed: " + out.message;
+    if (!out.record.stderr_text.empty()) msg += " stderr: " + out.record.stderr_text.substr(0, 1000);
+    r_.failures.push_back(failure(s, j.index, j.inputs, category, msg));
+    if (out.record.status == sandbox::Status::SV)
+      r_.violations.push_back({"sandbox_violation", "syscall " + out.record.syscall + " denied: " + out.record.message});
   }
 
   int fresh_reps(int reps, int value_sets) const {
@@ -761,10 +788,14 @@ class OpEvaluation {
     double log_sum = 0;
     int timed = 0;
     for (const Judged& j : passed) {
-      if (!runner_ || !runner_->alive()) return;
+      if (!runner_ || !runner_->alive()) {
+        r_.timing_skipped = "the kernel's runner was not running when timing began";
+        return;
+      }
       const Sample& s = all[j.index];
       const size_t n_returns = schema_->returns().size();
-      int reps = timed_reps(j, n_returns, trace::format_call(s.call));
+      int reps = timed_reps(s, j, n_returns, trace::format_call(s.call));
+      if (reps < 0) return;
       const std::vector<Judged> rotation = rotation_sets(s, j, reps + pol_.timing_warmup);
       // Only as many timed calls as there are fresh sets after the warm-up, but never fewer than
       // min_reps: only inputs over rotation_mib / (warmup + min_reps) revisit values.
@@ -775,8 +806,7 @@ class OpEvaluation {
       loader::CallOutcome cand = runner_->call(j.inputs, n_returns, budget, co);
       runner_evidence(cand, trace::format_call(s.call));
       if (cand.kind != loader::CallOutcome::Kind::Ok || cand.times_s.empty()) {
-        r_.failures.push_back(failure(s, j.index, j.inputs, cand.kind == loader::CallOutcome::Kind::Timeout ? "timeout" : "runtime_error",
-                                      "the timed calls failed: " + cand.message));
+        timed_calls_failed(s, j, cand);
         return;
       }
       // A median under the roofline floor is impossible whatever the outputs hold (a kernel that
@@ -815,15 +845,25 @@ class OpEvaluation {
                                                            fmt(cand.supervisor_wall_s) + " s"});
         return;
       }
+      // The eager side is kernelgate's own: when it fails, the op keeps its verdict and has no
+      // speedup, with the reason.
+      const std::string untimed = "timing stopped at " + trace::format_call(s.call) + ": the eager reference's runner ";
       if (!run_.eager || !run_.eager->alive()) {
-        if (std::string e = run_.start(&run_.eager, run_.eager_request(folder_.op)); !e.empty()) return;
+        if (std::string e = run_.start(&run_.eager, run_.eager_request(folder_.op)); !e.empty()) {
+          r_.timing_skipped = untimed + "could not start: " + e;
+          return;
+        }
       } else if (std::string e = run_.eager->load(run_.eager_request(folder_.op)); !e.empty()) {
+        r_.timing_skipped = untimed + "could not load the aten overload: " + e;
         return;
       }
       loader::CallOptions eo = co;
       eo.output_like.clear();
       loader::CallOutcome eager = run_.eager->call(j.inputs, n_returns, budget * 4, eo);
-      if (eager.kind != loader::CallOutcome::Kind::Ok || eager.times_s.empty()) return;
+      if (eager.kind != loader::CallOutcome::Kind::Ok || eager.times_s.empty()) {
+        r_.timing_skipped = untimed + "failed: " + eager.message;
+        return;
+      }
       if (auto e = escaped_work_evidence(cand.idle_wait_s, eager.idle_wait_s, cand.times_s))
         violation("async_escape", trace::format_call(s.call) + ": " + *e);
       Timing t;
@@ -868,6 +908,7 @@ class OpEvaluation {
   const loader::OpFolder& folder_;
   const c10::FunctionSchema* schema_ = nullptr;
   std::string artifact_;
+  loader::BuildResult uncached_;  // only its uncached_dir: a build too large to cache, removed with this
   loader::LoadRequest request_;
   std::unique_ptr<loader::RunnerClient> runner_;
   struct Remembered {

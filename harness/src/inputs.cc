@@ -16,6 +16,37 @@
 #include <unordered_map>
 
 namespace kg::harness {
+
+std::string unmaterialisable_reason(const trace::TensorSpec& spec) {
+  c10::ScalarType t;
+  if (!dtype_from_short(spec.dtype, &t)) return "unknown dtype '" + spec.dtype + "'";
+  if (spec.has_strides && spec.strides.size() != spec.shape.size())
+    return std::to_string(spec.shape.size()) + " sizes but " + std::to_string(spec.strides.size()) + " strides";
+  const int64_t item = static_cast<int64_t>(c10::elementSize(t));
+  int64_t numel = 1, span = 1, stride = 1;
+  for (size_t k = spec.shape.size(); k-- > 0;) {
+    const int64_t size = spec.shape[k];
+    if (size < 0) return "negative size " + std::to_string(size);
+    if (spec.has_strides) {
+      stride = spec.strides[k];
+      if (stride < 0) return "negative stride " + std::to_string(stride);
+    }
+    // Every stride in bytes, and the storage the view spans in bytes, must fit int64 (libtorch's
+    // and the runner protocol's arithmetic), even when another dimension makes the tensor empty.
+    int64_t stride_bytes = 0, reach = 0;
+    if (__builtin_mul_overflow(stride, item, &stride_bytes))
+      return "dimension " + std::to_string(k) + "'s stride of " + std::to_string(stride) + " elements overflows int64 in bytes";
+    if (__builtin_mul_overflow(size, numel, &numel)) return "its element count overflows int64";
+    if (size > 0 && (__builtin_mul_overflow(size - 1, stride, &reach) || __builtin_add_overflow(span, reach, &span)))
+      return "the storage it spans overflows int64";
+    if (!spec.has_strides && k > 0 && __builtin_mul_overflow(stride, std::max<int64_t>(size, 1), &stride))
+      return "dimension " + std::to_string(k) + " of size " + std::to_string(size) + " makes the contiguous strides overflow int64";
+  }
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(span, item, &bytes)) return "the storage it spans overflows int64 in bytes";
+  return "";
+}
+
 namespace {
 
 struct Drawer {
@@ -127,6 +158,12 @@ struct Drawer {
   }
 
   at::Tensor tensor(const trace::TensorSpec& spec, int64_t offset) {
+    if (std::string why = unmaterialisable_reason(spec); !why.empty()) {
+      trace::Value v;
+      v.kind = trace::Value::Kind::Tensor;
+      v.tensor = spec;
+      throw UnsatisfiableSample("the sample's tensor " + trace::format_value(v) + " cannot be built: " + why);
+    }
     c10::ScalarType t;
     if (!dtype_from_short(spec.dtype, &t)) throw std::runtime_error("unknown dtype '" + spec.dtype + "' in sample");
     for (int64_t s : spec.shape)

@@ -1,6 +1,8 @@
 // results.json and the terminal table.
 #include "report_json.h"
 
+#include "kernelgate/text_safety.h"
+
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
@@ -54,6 +56,9 @@ json failure_json(const Report& rep, const std::string& op, const Failure& f) {
   return {{"category", f.category}, {"evidence", ev}};
 }
 
+// A table cell or message line on the operator's terminal: one line, no control characters.
+std::string shown(const std::string& s) { return text::terminal_safe(s); }
+
 double geomean(const std::vector<double>& v) {
   if (v.empty()) return 0;
   double s = 0;
@@ -95,6 +100,7 @@ std::string report_json(const Report& rep) {
                     {"roofline_floor_s", t.floor_s},
                     {"speedup", finite_or_null(t.speedup)}});
     o["timing"] = ts;
+    if (!r.timing_skipped.empty()) o["timing_skipped"] = r.timing_skipped;
     if (!r.sweep_passed.empty()) {
       json sw = json::object();
       for (const auto& [tol, n] : r.sweep_passed) sw[tol] = {{"passed", n}, {"total", r.total}};
@@ -103,6 +109,7 @@ std::string report_json(const Report& rep) {
     o["failure_traits"] = r.failure_traits;
     o["build_seconds"] = r.build_s;
     o["build_cache_hit"] = r.build_cache_hit;
+    if (!r.build_cache_rejected.empty()) o["build_cache_rejected"] = r.build_cache_rejected;
     if (!r.build_notes.empty()) o["build_notes"] = r.build_notes;
     o["eval_seconds"] = r.eval_s;
     if (!r.error.empty()) o["error"] = r.error;
@@ -141,7 +148,7 @@ std::string report_json(const Report& rep) {
   json doc = report_identity_json(rep);
   doc["summary"] = summary;
   doc["ops"] = ops;
-  return doc.dump(2) + "\n";
+  return dump_document(std::move(doc));
 }
 
 json report_identity_json(const Report& rep) {
@@ -167,22 +174,25 @@ std::string report_table(const Report& rep) {
     }
     for (const auto& v : r.violations) fails += (fails.empty() ? "" : "; ") + std::string("violation ") + v.rule;
     if (!r.error.empty()) fails = r.error.substr(0, 100);
+    const std::string op = shown(r.op);
     std::ostringstream sp;
     if (r.speedup) sp << std::fixed << std::setprecision(2) << *r.speedup << "x";
     else sp << "-";
-    o << std::setw(22) << (r.op.size() < 22 ? r.op : r.op + " ") << std::setw(6) << (r.kind.empty() ? "-" : r.kind) << std::setw(10) << r.verdict << std::setw(9)
-      << (std::to_string(r.passed) + "/" + std::to_string(r.total)) << std::setw(10) << sp.str() << fails << "\n";
+    o << std::setw(22) << (op.size() < 22 ? op : op + " ") << std::setw(6) << (r.kind.empty() ? "-" : shown(r.kind)) << std::setw(10) << shown(r.verdict)
+      << std::setw(9) << (std::to_string(r.passed) + "/" + std::to_string(r.total)) << std::setw(10) << sp.str() << shown(fails) << "\n";
   }
   // The first failure of each failing op, with its evidence in one line.
   for (const auto& r : rep.ops) {
     if (r.failures.empty()) continue;
     const Failure& f = r.failures.front();
-    o << "\n" << r.op << ": " << f.category;
-    if (!f.label.empty()) o << " on '" << f.label << "'";
-    o << "\n  " << f.message.substr(0, 400) << "\n";
-    if (!f.sample.empty()) o << "  sample: " << f.sample << (f.family.empty() ? "" : "  values: " + f.family) << "\n";
+    o << "\n" << shown(r.op) << ": " << shown(f.category);
+    if (!f.label.empty()) o << " on '" << shown(f.label) << "'";
+    // The first line only (a kernel's exception carries a backtrace); the whole text is in results.json.
+    const std::string first = f.message.substr(0, std::min<size_t>(f.message.find('\n'), 400));
+    o << "\n  " << shown(first) << (first.size() < f.message.size() ? " [...]" : "") << "\n";
+    if (!f.sample.empty()) o << "  sample: " << shown(f.sample) << (f.family.empty() ? "" : "  values: " + shown(f.family)) << "\n";
   }
-  for (const auto& [folder, why] : rep.problems) o << "\nskipped folder " << folder << ": " << why << "\n";
+  for (const auto& [folder, why] : rep.problems) o << "\nskipped folder " << shown(folder) << ": " << shown(why) << "\n";
   return o.str();
 }
 
@@ -221,7 +231,11 @@ std::string report_feedback(const Report& rep) {
     o << "\n";
   }
   if (failing == 0) o << "All " << rep.ops.size() << " ops passed.\n";
-  return o.str();
+  // The file is pasted into prompts and read in terminals: the same escapes as the table, lines kept.
+  bool escaped = false;
+  std::string text = text::terminal_safe(o.str(), text::Newlines::Keep, &escaped);
+  if (escaped) text += std::string("\n(control characters and ") + text::kEscapeNote + ")\n";
+  return text;
 }
 
 int report_exit_code(const Report& rep) {

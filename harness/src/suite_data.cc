@@ -2,10 +2,19 @@
 // trace parser (never evaluated), merged per overload and bounded to a few samples per overload.
 #include "suites.h"
 
+#include "kernelgate/operator_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -17,10 +26,6 @@ namespace kg::harness {
 namespace {
 
 using trace::Value;
-
-// Calls past this many input elements are left out of the data suites: a CPU run must finish,
-// and the runner has a memory limit (8 GiB in the competition profile).
-constexpr int64_t kMaxInputElements = int64_t{1} << 26;
 
 void tensor_specs(const Value& v, std::vector<const trace::TensorSpec*>* out) {
   if (v.kind == Value::Kind::Tensor) out->push_back(&v.tensor);
@@ -34,15 +39,34 @@ std::vector<const trace::TensorSpec*> tensors_of(const trace::Call& c) {
   return out;
 }
 
+// Why no tensor of the call can be built, "" when every one can.
+std::string unbuildable_reason(const trace::Call& c) {
+  for (const auto* t : tensors_of(c))
+    if (std::string why = unmaterialisable_reason(*t); !why.empty()) {
+      Value v;
+      v.kind = Value::Kind::Tensor;
+      v.tensor = *t;
+      return trace::format_value(v) + ": " + why;
+    }
+  return "";
+}
+
+// The call's input elements, saturating at INT64_MAX; every tensor is buildable (its count fits).
 int64_t input_elements(const trace::Call& c) {
   int64_t n = 0;
   for (const auto* t : tensors_of(c)) {
     int64_t k = 1;
-    for (int64_t s : t->shape) k = s > 0 && k > kMaxInputElements / s ? kMaxInputElements + 1 : k * s;
-    n += k;
+    for (int64_t s : t->shape) k *= s;
+    if (__builtin_add_overflow(n, k, &n)) return std::numeric_limits<int64_t>::max();
   }
   return n;
 }
+
+// A call line as a left-out entry names it: the overload and where the line is.
+std::string sample_name(const std::string& op, const std::string& where) { return op + " at " + where; }
+
+// A trace file: a regular file of at most kMaxTraceFileBytes (operator_files.h).
+std::string read_trace_file(const fs::path& f) { return policy::read_operator_file(f.string(), kMaxTraceFileBytes, "trace file"); }
 
 std::string dtype_signature(const trace::Call& c) {
   std::string s;
@@ -82,17 +106,17 @@ std::string data_dir() {
 }
 
 namespace {
+// The *.txt entries of a directory, sorted; read_trace_file refuses any that is not a regular file.
 std::vector<fs::path> trace_files_in(const fs::path& dir) {
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".txt") files.push_back(e.path());
+    if (e.path().extension() == ".txt") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   return files;
 }
 }  // namespace
 
-std::vector<Sample> data_suite_samples(const std::string& suite, size_t per_op,
-                                       std::vector<std::pair<std::string, std::string>>* left_out) {
+std::vector<Sample> data_suite_samples(const std::string& suite, size_t per_op, LeftOut* left_out) {
   const fs::path dir = fs::path(data_dir()) / suite;
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
@@ -101,31 +125,33 @@ std::vector<Sample> data_suite_samples(const std::string& suite, size_t per_op,
   return trace_samples(trace_files_in(dir), per_op, suite == "opinfo", left_out);
 }
 
-std::vector<Sample> trace_path_samples(const std::string& path, size_t per_op,
-                                       std::vector<std::pair<std::string, std::string>>* left_out) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
+std::vector<Sample> trace_path_samples(const std::string& path, size_t per_op, LeftOut* left_out) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) throw std::runtime_error("suite " + path + ": no such trace file or directory");
+    throw std::runtime_error("suite " + path + ": " + std::strerror(errno));
+  }
+  if (S_ISDIR(st.st_mode)) {
     auto files = trace_files_in(path);
     if (files.empty()) throw std::runtime_error("suite " + path + ": a directory with no *.txt trace files");
     return trace_samples(files, per_op, false, left_out);
   }
-  if (!fs::is_regular_file(path, ec)) throw std::runtime_error("suite " + path + ": no such trace file or directory");
+  if (!S_ISREG(st.st_mode))
+    throw std::runtime_error("suite " + path + ": is " + policy::file_kind(st.st_mode) + ", not a trace file or a directory of them");
   return trace_samples({fs::path(path)}, per_op, false, left_out);
 }
 
 std::vector<Sample> trace_samples(const std::vector<fs::path>& files, size_t per_op, bool special_values_sample,
-                                  std::vector<std::pair<std::string, std::string>>* left_out) {
+                                  LeftOut* left_out) {
+  LeftOut ignored;
+  if (!left_out) left_out = &ignored;
   std::map<std::string, std::map<std::string, Merged>> ops;  // op -> spec text -> merged call
   std::map<std::string, size_t> too_large;
   std::map<std::string, std::string> foreign;  // non-aten operator -> first file naming it
   size_t seen = 0;
   for (const auto& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (!in.good() && !in.eof()) throw std::runtime_error(f.string() + ": cannot read");
     const std::string stem = f.stem().string();
-    for (auto& entry : trace::parse_trace(text.str(), f.string())) {
+    for (auto& entry : trace::parse_trace(read_trace_file(f), f.string())) {
       if (entry.name.rfind("aten.", 0) != 0) {
         foreign.emplace(entry.name, stem);
         continue;
@@ -133,7 +159,15 @@ std::vector<Sample> trace_samples(const std::vector<fs::path>& files, size_t per
       const std::string op = entry.name.substr(5);
       auto& calls = ops[op];
       for (auto& c : entry.calls) {
-        if (input_elements(c) > kMaxInputElements) {
+        const std::string where = f.string() + ":" + std::to_string(c.line);
+        if (std::string why = unbuildable_reason(c); !why.empty()) {
+          left_out->entries.push_back({sample_name(op, where), "no tensor can be built for it: " + why});
+          left_out->unbuildable[op].push_back({trace::format_call(c), where + ": no tensor can be built for it: " + why});
+          continue;
+        }
+        if (const int64_t n = input_elements(c); n > kMaxInputElements) {
+          left_out->entries.push_back({sample_name(op, where), std::to_string(n) + " input elements, over the data suites' bound of 2^26 (" +
+                                                                   std::to_string(kMaxInputElements) + ")"});
           too_large[op]++;
           continue;
         }
@@ -148,11 +182,10 @@ std::vector<Sample> trace_samples(const std::vector<fs::path>& files, size_t per
       }
     }
   }
-  if (left_out)
-    for (const auto& [name, file] : foreign) left_out->push_back({name, "not an aten operator (" + file + ")"});
+  for (const auto& [name, file] : foreign) left_out->entries.push_back({name, "not an aten operator (" + file + ")"});
   for (const auto& [op, n] : too_large)
-    if (ops[op].empty() && left_out)
-      left_out->push_back({op, "every call has more than 2^26 input elements (" + std::to_string(n) + " calls)"});
+    if (ops[op].empty())
+      left_out->entries.push_back({op, "every call has more than 2^26 input elements (" + std::to_string(n) + " calls)"});
 
   std::vector<Sample> out;
   for (auto& [op, calls] : ops) {

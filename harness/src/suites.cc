@@ -124,7 +124,7 @@ std::string unreliable_reference(const Sample& s) {
 struct Loaded {
   std::vector<Sample> samples;
   std::vector<std::string> ops;
-  std::vector<std::pair<std::string, std::string>> left_out;
+  LeftOut left_out;
 };
 
 Loaded load(const std::string& suite) {
@@ -149,12 +149,12 @@ Loaded load(const std::string& suite) {
       if (why.empty()) why = unsupported_argument(s.op);
       it = verdict.emplace(s.op, why).first;
       if (why.empty()) l.ops.push_back(s.op);
-      else l.left_out.push_back({s.op, why});
+      else l.left_out.entries.push_back({s.op, why});
     }
     if (!it->second.empty()) continue;
     std::string unreliable = unreliable_reference(s);
     if (unreliable.empty()) l.samples.push_back(std::move(s));
-    else l.left_out.push_back({s.op + " " + trace::format_spec(s.call), unreliable});
+    else l.left_out.entries.push_back({s.op + " " + trace::format_spec(s.call), unreliable});
   }
   return l;
 }
@@ -227,6 +227,12 @@ std::vector<Sample> suite_samples(const std::string& suite, const std::string& o
 
 std::vector<std::string> suite_ops(const std::string& suite) { return loaded(suite).ops; }
 
-std::vector<std::pair<std::string, std::string>> suite_left_out(const std::string& suite) { return loaded(suite).left_out; }
+std::vector<std::pair<std::string, std::string>> suite_left_out(const std::string& suite) { return loaded(suite).left_out.entries; }
+
+std::vector<std::pair<std::string, std::string>> suite_unbuildable_samples(const std::string& suite, const std::string& op) {
+  const auto& by_op = loaded(suite).left_out.unbuildable;
+  auto it = by_op.find(op);
+  return it == by_op.end() ? std::vector<std::pair<std::string, std::string>>{} : it->second;
+}
 
 }  // namespace kg::harness

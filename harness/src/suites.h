@@ -5,7 +5,9 @@
 
 #include "kernelgate/harness.h"
 
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <functional>
 #include <string>
 #include <vector>
@@ -26,18 +28,33 @@ const std::vector<SampleSpec>& smoke_specs();
 
 // Directory holding opinfo/ and traces/: $KERNELGATE_DATA_DIR, else harness/data of this source tree.
 std::string data_dir();
+
+// What a data suite's files name but the suite leaves out.
+struct LeftOut {
+  // An overload (not aten, or every call too large) or one sample, named "op at file:line", and why.
+  std::vector<std::pair<std::string, std::string>> entries;
+  // Per overload, the samples no tensor can be built for (unmaterialisable_reason): the call's text
+  // and "file:line: why". The evaluator lists them as skipped; `entries` has them too.
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> unbuildable;
+};
+
+// The largest trace file a data suite or --suite PATH reads (checked before reading; a FIFO,
+// device or other non-regular file is refused without being opened for blocking reads).
+inline constexpr std::uintmax_t kMaxTraceFileBytes = std::uintmax_t{64} << 20;
+// Calls past this many input elements are left out of the data suites: a CPU run must finish,
+// and the runner has a memory limit (8 GiB in the competition profile).
+inline constexpr int64_t kMaxInputElements = int64_t{1} << 26;
+
 // Samples of a data suite ("opinfo" or "traces"): every *.txt under data_dir()/<suite>/, merged
 // per overload, at most `per_op` samples per overload (largest call counts first, distinct
-// dtypes, then distinct shapes). `left_out` receives overloads that are not aten ones.
-std::vector<Sample> data_suite_samples(const std::string& suite, size_t per_op,
-                                       std::vector<std::pair<std::string, std::string>>* left_out);
+// dtypes, then distinct shapes). `left_out` (may be null) receives what is left out, and why.
+std::vector<Sample> data_suite_samples(const std::string& suite, size_t per_op, LeftOut* left_out);
 // The same for a suite given as a path: one trace file, or a directory of *.txt trace files.
-std::vector<Sample> trace_path_samples(const std::string& path, size_t per_op,
-                                       std::vector<std::pair<std::string, std::string>>* left_out);
+std::vector<Sample> trace_path_samples(const std::string& path, size_t per_op, LeftOut* left_out);
 // The samples of these trace files, merged and picked as above; with `special_values_sample` each
 // overload's first floating-point sample is added again with special values (opinfo).
 std::vector<Sample> trace_samples(const std::vector<std::filesystem::path>& files, size_t per_op, bool special_values_sample,
-                                  std::vector<std::pair<std::string, std::string>>* left_out);
+                                  LeftOut* left_out);
 
 // ---- the edge suite's builder (suite_edge.cc) ----------------------------------------------------
 namespace edge {

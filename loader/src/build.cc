@@ -7,8 +7,10 @@
 //            4. computes the cache key; a valid cache entry ends the build here
 //            5. runs the kind's compile steps in the sandbox, in a fresh folder under the cache's tmp/
 //            6. turns compiler output into diagnostics relative to the submission
-//            7. publishes the artifact into the cache (atomic rename) and returns its path
+//            7. publishes the artifact into the cache (atomic rename) and returns its path; an
+//               artifact over BuildOptions::cache_artifact_max_bytes is used once, not cached
 #include "cache.h"
+#include "digest_index.h"
 #include "glue.h"
 #include "kernelgate/launch.h"
 #include "kernelgate/loader.h"
@@ -16,6 +18,7 @@
 #include "nvcc_pipeline.h"
 #include "pp_splice.h"
 #include "sha256.h"
+#include "submission_files.h"
 #include "toolchain.h"
 #include "util.h"
 
@@ -44,47 +47,96 @@ struct SourceFile {
   std::string bytes;
 };
 
-// The op folder's regular files (top level only). Their bytes are read once: the compiler sees
-// a copy of exactly what was hashed, whatever happens to the folder meanwhile.
+// The op folder's files (top level; subfolders are not part of the build), read with no link
+// followed (submission_files.h). Their bytes are read once: the compiler sees a copy of exactly
+// what was hashed, whatever happens to the folder meanwhile. Every entry is judged by lstat
+// before any is opened, so a refused file or an oversized folder costs no read.
 std::vector<SourceFile> read_folder(const OpFolder& op, std::string* error) {
   std::vector<SourceFile> files;
-  std::error_code ec;
-  uintmax_t total = 0;
-  std::vector<fs::path> paths;
-  for (const auto& e : fs::directory_iterator(op.dir, ec))
-    if (e.is_regular_file(ec)) paths.push_back(e.path());
-  if (ec) {
-    *error = op.dir + ": cannot list: " + ec.message();
-    return {};
-  }
-  std::sort(paths.begin(), paths.end());
-  if (paths.size() > kMaxFolderFiles) {
-    *error = op.folder + ": more than " + std::to_string(kMaxFolderFiles) + " files";
-    return {};
-  }
-  for (const auto& p : paths) {
-    SourceFile s{p.filename().string(), ""};
-    const bool read = read_file(p.string(), &s.bytes);
-    total += s.bytes.size();
-    if (!read || total > kMaxFolderBytes) {
-      *error = !read ? p.string() + ": cannot read" : op.folder + ": files larger than 16 MiB in all";
-      return {};
+  try {
+    const fs::path dir(op.dir);
+    const submission::Dir folder = submission::Dir::open_root(dir.parent_path().string()).open_folder(dir.filename().string());
+    std::vector<submission::Entry> entries;
+    uintmax_t listed = 0;
+    for (auto& e : folder.list()) {
+      if (e.type == S_IFDIR) continue;
+      if (std::string what = submission::refusal(e); !what.empty())
+        throw submission::FileError(submission::refused_message(folder.shown(e.name), what));
+      listed += e.size;
+      entries.push_back(std::move(e));
     }
-    files.push_back(std::move(s));
+    if (entries.size() > kMaxFolderFiles) throw submission::FileError(op.folder + ": more than " + std::to_string(kMaxFolderFiles) + " files");
+    if (listed > kMaxFolderBytes)
+      throw submission::FileError(op.folder + ": files of " + std::to_string(listed) + " bytes in all, over the 16 MiB an op folder may hold");
+    uintmax_t total = 0;
+    for (const auto& e : entries) {
+      SourceFile s{e.name, folder.read(e.name, kMaxFolderBytes - total, "16 MiB an op folder may hold in all")};
+      total += s.bytes.size();
+      files.push_back(std::move(s));
+    }
+  } catch (const submission::FileError& e) {
+    *error = e.what();
+    return {};
+  }
+  // The scan lists an op folder it could not open or list with no source: the reason was
+  // found again above, unless the folder changed since.
+  if (op.source.empty()) {
+    *error = op.folder + ": no kernel source was found when the submission was scanned";
+    return {};
+  }
+  const std::string source = fs::path(op.source).filename().string();
+  if (std::none_of(files.begin(), files.end(), [&](const SourceFile& f) { return f.name == source; })) {
+    *error = op.folder + "/" + source + ": not a regular file in the op folder";
+    return {};
   }
   return files;
 }
 
+// The linker's complaint in a build log, as one line: "undefined reference to 'f(int)' (in
+// g(at::Tensor const&))" for gold's and ld.bfd's formats alike, the same for a multiple definition,
+// else the first line ld or collect2 wrote; "" when the log has none.
+std::string first_linker_complaint(const std::string& log) {
+  // The text between `open` and the next `close` after it, or "".
+  auto between = [](const std::string& text, const std::string& open, const std::string& close) {
+    const size_t a = text.find(open);
+    const size_t b = a == std::string::npos ? a : text.find(close, a + open.size());
+    return b == std::string::npos ? std::string() : text.substr(a + open.size(), b - a - open.size());
+  };
+  std::istringstream in(log);
+  std::string line, previous, fallback;
+  while (std::getline(in, line)) {
+    for (const char* what : {"undefined reference to ", "multiple definition of "}) {
+      const size_t at = line.find(what);
+      if (at == std::string::npos) continue;
+      // gold: "obj:file:function F: error: undefined ..."; ld.bfd: "ld: obj: in function `F':" on the line before
+      std::string fn = between(line.substr(0, at), ":function ", ": error:");
+      if (fn.empty()) fn = between(previous, "in function `", "':");
+      const std::string out = trim(line.substr(at));
+      return fn.empty() ? out : out + " (in " + fn + ")";
+    }
+    if (fallback.empty() && (line.find("ld: ") != std::string::npos || line.rfind("collect2: ", 0) == 0)) fallback = trim(line);
+    previous = line;
+  }
+  return fallback;
+}
+
 // What a failed build says in one line, plus the expected signature when the entry point is to blame.
 std::string summarize_failure(const BuildResult& res, const std::string& expected) {
-  std::string line = "compilation failed";
+  std::string line;
   for (const auto& d : res.diagnostics)
     if (d.severity == "error") {
       line = d.file + ":" + std::to_string(d.line) + (d.column ? ":" + std::to_string(d.column) : "") + ": " + d.message;
       break;
     }
-  if (!expected.empty() && (res.log.find(glue::kExpectedMarker) != std::string::npos || res.log.find("kg_entry") != std::string::npos ||
-                            res.log.find("_kernel_impl") != std::string::npos))
+  // A compile error naming the entry point, or the glue's reference to it finding nothing: it is
+  // misnamed or has another signature.
+  bool entry_missing = !line.empty() && res.log.find("_kernel_impl") != std::string::npos;
+  if (line.empty()) {
+    const std::string link = first_linker_complaint(res.log);
+    line = link.empty() ? "compilation failed" : "link failed: " + link;
+    entry_missing = link.rfind("undefined reference to", 0) == 0 && link.substr(0, link.find(" (in ")).find("_kernel_impl") != std::string::npos;
+  }
+  if (!expected.empty() && (entry_missing || res.log.find(glue::kExpectedMarker) != std::string::npos || res.log.find("kg_entry") != std::string::npos))
     line += " (expected signature: " + expected + ")";
   return line;
 }
@@ -133,6 +185,7 @@ struct Plan {
   std::string artifact;                                         // the one the runner loads
   std::string key_text;                                         // what else goes into the key
   std::vector<std::string> notes;                               // how it will build (BuildResult::notes)
+  std::vector<std::string> rejected;                            // toolchain cache entries found altered and rebuilt
   // A file the script leaves when a step took its fast path -> the note that says so.
   std::vector<std::pair<std::string, std::string>> notes_if_file;
 };
@@ -144,7 +197,9 @@ Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signa
   p.artifact = op.folder + ".so";
   p.argv = {KG_CXX_COMPILER};
   for (const auto& f : toolchain::cxx_flags()) p.argv.push_back(f);
-  std::string prelude = toolchain::prelude_dir(options);
+  std::string rejected;
+  std::string prelude = toolchain::prelude_dir(options, &rejected);
+  if (!rejected.empty()) p.rejected.push_back(rejected);
   if (!prelude.empty()) {
     p.ro.push_back(prelude);
     p.argv.insert(p.argv.end(), {"-include", prelude + "/kg_prelude.h"});
@@ -152,7 +207,7 @@ Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signa
   p.argv.insert(p.argv.end(), {"-shared", "kg_glue.cc", "-o", p.artifact});
   for (const auto& f : toolchain::link_flags(false)) p.argv.push_back(f);
   p.outputs = {p.artifact};
-  p.key_text = "prelude " + std::string(prelude.empty() ? "none" : "yes");
+  p.key_text = "prelude " + (prelude.empty() ? std::string("none") : toolchain::recorded_digest(prelude));
   return p;
 }
 
@@ -228,7 +283,9 @@ Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Sign
   p.ro.push_back(toolchain::shim_dir());  // <torch/extension.h> without Python
   std::vector<std::string> cxx = {KG_CXX_COMPILER};
   for (const auto& f : toolchain::cxx_flags()) cxx.push_back(f);
-  std::string prelude = toolchain::prelude_dir(options);
+  std::string rejected;
+  std::string prelude = toolchain::prelude_dir(options, &rejected);
+  if (!rejected.empty()) p.rejected.push_back(rejected);
   if (!prelude.empty()) {
     p.ro.push_back(prelude);
     cxx.insert(cxx.end(), {"-include", prelude + "/kg_prelude.h"});
@@ -239,15 +296,21 @@ Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Sign
 
   std::string why = "BuildOptions::nvcc_whole";
   std::optional<nvcc::Pipeline> pipe;
-  if (!options.nvcc_whole) pipe = nvcc::parse_dryrun(toolchain::nvcc_dryrun(arch, options), "$ATEN", &why);
+  rejected.clear();
+  if (!options.nvcc_whole) pipe = nvcc::parse_dryrun(toolchain::nvcc_dryrun(arch, options, &rejected), "$ATEN", &why);
+  if (!rejected.empty()) p.rejected.push_back(rejected);
   // One module id for every unit (the prefix's output names it); each artifact is loaded on its own
   // (RTLD_LOCAL), and the id only has to agree between cudafe++ and cicc of one unit.
   const std::string module_id = nvcc::module_id("kernelgate cuda unit");
-  std::string host_prefix_step, splice_function;
+  std::string host_prefix_step, splice_function, host_prefix_digest;
   if (pipe) {
-    if (auto hp = toolchain::cuda_host_prefix(*pipe, glue::cuda_unit_prefix(), module_id, arch, options)) {
+    rejected.clear();
+    auto hp = toolchain::cuda_host_prefix(*pipe, glue::cuda_unit_prefix(), module_id, arch, options, &rejected);
+    if (!rejected.empty()) p.rejected.push_back(rejected);
+    if (hp) {
       splice_function = splice_preprocess(*pipe, *hp, unit, p);
       p.ro.push_back(hp->dir);
+      host_prefix_digest = "host prefix " + toolchain::recorded_digest(hp->dir);
       const std::string src = pipe->host_source, header = sh_quote(hp->header);
       host_prefix_step = " && { ! cmp -s -n " + std::to_string(hp->bytes) + " " + header + " " + src + " || { { printf '#include \"%s\"\\n' " +
                          header + "; tail -c +" + std::to_string(hp->bytes + 1) + " " + src + "; } > " + src + ".rest && mv " + src + ".rest " +
@@ -294,7 +357,7 @@ Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Sign
   p.argv = {"/bin/sh", "kg_build.sh"};
   p.logs = {"unit.log", "glue.log", "link.log"};
   p.outputs = {p.artifact};
-  p.key_text = "prelude " + std::string(prelude.empty() ? "none" : "yes") + "\n" + sh.str();
+  p.key_text = "prelude " + (prelude.empty() ? std::string("none") : toolchain::recorded_digest(prelude)) + "\n" + sh.str() + "\n" + host_prefix_digest;
   return p;
 }
 
@@ -406,12 +469,13 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
     h.field(f.bytes);
   }
   res.cache_key = h.hex();
+  res.notes.insert(res.notes.end(), plan.rejected.begin(), plan.rejected.end());
   std::string cache_dir;
   if (options.use_cache) {
     try {
       cache_dir = cache::root(options.cache_dir);
       cache::Entry e;
-      if (cache::lookup(cache_dir, res.cache_key, &e)) {
+      if (cache::lookup(cache_dir, res.cache_key, &e, &res.cache_rejected)) {
         res.ok = true;
         res.cache_hit = true;
         res.artifact = (fs::path(e.dir) / plan.artifact).string();
@@ -437,6 +501,8 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
       fs::create_directories(work / "src", ec);
       if (ec) throw std::runtime_error("cannot create " + work.string() + ": " + ec.message());
     }
+    if (digest_index::reachable_from(work.string()))
+      throw std::runtime_error(work.string() + ": the build folder would contain kernelgate's cache index; choose a work folder outside the cache");
     fs::create_directories(work / "src", ec);
     for (const auto& f : files) write_file((work / "src" / f.name).string(), f.bytes);
     for (const auto& g : plan.generated) write_file((work / g.first).string(), g.second);
@@ -515,8 +581,20 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
     if (op.kind == Kind::Nvrtc) res.launch_file = (work / "launch.txt").string();
     return done();
   }
+  uint64_t output_bytes = 0;
+  for (const auto& f : plan.outputs) output_bytes += fs::file_size(work / f, ec);
+  if (output_bytes > options.cache_artifact_max_bytes) {
+    res.ok = true;
+    res.uncached_dir = work.string();
+    res.artifact = (work / plan.artifact).string();
+    if (op.kind == Kind::Nvrtc) res.launch_file = (work / "launch.txt").string();
+    res.notes.push_back("not cached: the build output is " + std::to_string(output_bytes >> 20) + " MiB, over the cache's limit of " +
+                        std::to_string(options.cache_artifact_max_bytes >> 20) + " MiB per artifact (limits.cache_artifact_mb); used once, then removed");
+    return done();
+  }
   try {
-    cache::Entry e = cache::publish(cache_dir, res.cache_key, work.string(), plan.outputs);
+    const uint64_t cap = options.cache_max_bytes ? options.cache_max_bytes : cache::default_max_bytes();
+    cache::Entry e = cache::publish(cache_dir, res.cache_key, work.string(), plan.outputs, cap);
     res.ok = true;
     res.artifact = (fs::path(e.dir) / plan.artifact).string();
     if (op.kind == Kind::Nvrtc) res.launch_file = (fs::path(e.dir) / "launch.txt").string();
@@ -525,6 +603,14 @@ BuildResult build(const OpFolder& op, const BuildOptions& options) {
   }
   return done();
 }
+
+void remove_uncached(const BuildResult& built) {
+  if (built.uncached_dir.empty()) return;
+  std::error_code ec;
+  remove_tree(built.uncached_dir, ec);
+}
+
+std::string linker_complaint(const std::string& log) { return first_linker_complaint(log); }
 
 std::vector<Diagnostic> parse_diagnostics(const std::string& text, const std::string& strip_prefix) {
   std::vector<Diagnostic> out;

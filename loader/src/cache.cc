@@ -1,12 +1,16 @@
 #include "cache.h"
 
-#include "sha256.h"
+#include "digest_index.h"
 #include "util.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,7 +21,8 @@ namespace fs = std::filesystem;
 namespace kg::loader::cache {
 namespace {
 
-constexpr const char* kManifestHeader = "kernelgate-cache 1";
+constexpr const char* kManifestHeader = "kernelgate-cache 2";
+constexpr uint64_t kDefaultMaxBytes = uint64_t{4096} << 20;
 
 bool valid_key(const std::string& key) {
   if (key.size() != 64) return false;
@@ -39,10 +44,8 @@ void discard(const std::string& root, const fs::path& dir) {
 
 std::string root(const std::string& configured) {
   std::string r = configured.empty() ? cache_root() + "/builds" : configured;
+  for (const std::string& dir : {r, r + "/objects", r + "/index", r + "/tmp"}) ensure_private_dir(dir);
   std::error_code ec;
-  fs::create_directories(fs::path(r) / "objects", ec);
-  fs::create_directories(fs::path(r) / "tmp", ec);
-  if (ec) throw std::runtime_error(r + ": cannot create the build cache: " + ec.message());
   // Build folders of builds that died (a killed kernelgate) are swept after a day; a live
   // build is never that old (the compile time limit is minutes).
   static std::atomic<bool> swept{false};
@@ -66,38 +69,35 @@ std::string make_build_dir(const std::string& root, const std::string& key) {
   return dir.string();
 }
 
-bool lookup(const std::string& root, const std::string& key, Entry* out, bool* corrupt) {
-  if (corrupt) *corrupt = false;
+std::string index_dir(const std::string& root) { return root + "/index"; }
+
+bool lookup(const std::string& root, const std::string& key, Entry* out, std::string* rejected) {
+  if (rejected) rejected->clear();
   if (!valid_key(key)) return false;
   fs::path dir = fs::path(root) / "objects" / key;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return false;
-  auto broken = [&]() {
-    if (corrupt) *corrupt = true;
-    discard(root, dir);
-    return false;
-  };
-  std::ifstream m(dir / "MANIFEST");
-  std::string line;
-  if (!m || !std::getline(m, line) || line != kManifestHeader) return broken();
-  if (!std::getline(m, line) || line != "key " + key) return broken();
-  Entry e;
-  e.dir = dir.string();
-  while (std::getline(m, line)) {
-    if (line.empty()) continue;
-    // "file <sha256> <name>"
-    std::istringstream in(line);
-    std::string word, hash, name;
-    if (!(in >> word >> hash >> name) || word != "file" || name.find('/') != std::string::npos || name == "..") return broken();
-    if (sha256_file((dir / name).string()) != hash) return broken();
-    e.files.push_back(name);
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return false;
+  digest_index::Listing listing;
+  std::string why = S_ISDIR(st.st_mode) ? digest_index::check(index_dir(root), key, dir.string(), &listing) : "not a directory";
+  if (why.empty()) {
+    Entry e;
+    e.dir = dir.string();
+    for (const auto& f : listing.files)
+      if (f.first != "MANIFEST") e.files.push_back(f.first);
+    if (e.files.empty()) why = "no files";
+    if (why.empty()) {
+      digest_index::touch(index_dir(root), key);
+      *out = e;
+      return true;
+    }
   }
-  if (e.files.empty()) return broken();
-  *out = e;
-  return true;
+  if (rejected) *rejected = "cache entry " + key.substr(0, 16) + " rejected (" + why + "): removed and rebuilt";
+  discard(root, dir);
+  return false;
 }
 
-Entry publish(const std::string& root, const std::string& key, const std::string& build_dir, const std::vector<std::string>& files) {
+Entry publish(const std::string& root, const std::string& key, const std::string& build_dir, const std::vector<std::string>& files,
+              uint64_t max_bytes) {
   std::error_code ec;
   // Only the listed files survive: logs, objects and anything the compiler left go.
   for (const auto& e : fs::directory_iterator(build_dir, ec)) {
@@ -106,35 +106,89 @@ Entry publish(const std::string& root, const std::string& key, const std::string
     for (const auto& f : files) keep |= f == name;
     if (!keep) remove_tree(fs::path(e.path()).string(), ec);
   }
+  for (const auto& f : files)
+    if (!fs::is_regular_file(fs::symlink_status(fs::path(build_dir) / f, ec))) throw std::runtime_error("build output " + f + " is missing");
   std::ostringstream m;
   m << kManifestHeader << "\nkey " << key << "\n";
-  for (const auto& f : files) {
-    std::string h = sha256_file((fs::path(build_dir) / f).string());
-    if (h.empty()) throw std::runtime_error("build output " + f + " is missing");
-    m << "file " << h << " " << f << "\n";
-  }
+  for (const auto& f : files) m << "file " << f << "\n";
   write_file((fs::path(build_dir) / "MANIFEST").string(), m.str());
+  // The compile box has exited: these bytes are final, and hashing them needs no lock.
+  const digest_index::Listing listing = digest_index::take(build_dir);
   fs::path dest = fs::path(root) / "objects" / key;
-  fs::rename(build_dir, dest, ec);
-  if (ec) {
-    // Another build of the same key won the race (use its entry), or a corrupt entry sat there
-    // (lookup() has removed it: try once more).
-    Entry e;
+  Entry e;
+  {
+    digest_index::Lock lock(index_dir(root));
     if (lookup(root, key, &e)) {
+      // Another build of the same key won the race: use its entry.
       remove_tree(fs::path(build_dir).string(), ec);
       return e;
     }
-    std::error_code ec2;
-    fs::rename(build_dir, dest, ec2);
-    if (ec2) {
-      remove_tree(fs::path(build_dir).string(), ec);
-      throw std::runtime_error("cannot publish build " + key + " into " + dest.string() + ": " + ec2.message());
+    digest_index::record(index_dir(root), key, listing);
+    fs::rename(build_dir, dest, ec);
+    if (ec) {
+      digest_index::forget(index_dir(root), key);
+      std::error_code ec2;
+      remove_tree(fs::path(build_dir).string(), ec2);
+      throw std::runtime_error("cannot publish build " + key + " into " + dest.string() + ": " + ec.message());
     }
   }
-  Entry e;
   e.dir = dest.string();
   e.files = files;
+  evict(root, max_bytes, key);
   return e;
+}
+
+std::vector<std::string> evict(const std::string& root, uint64_t max_bytes, const std::string& keep) {
+  const std::string index = index_dir(root);
+  digest_index::Lock lock(index);
+  std::error_code ec;
+  // Entries without an index record (an older kernelgate's, a half-evicted one) are never loaded: they go.
+  for (const auto& e : fs::directory_iterator(fs::path(root) / "objects", ec)) {
+    const std::string key = e.path().filename().string();
+    std::error_code ec2;
+    if (!fs::exists(fs::path(index) / key, ec2)) discard(root, e.path());
+  }
+  struct Used {
+    fs::file_time_type when;
+    std::string key;
+    uint64_t bytes;
+  };
+  std::vector<Used> entries;
+  uint64_t total = 0;
+  for (const auto& e : fs::directory_iterator(index, ec)) {
+    const std::string key = e.path().filename().string();
+    if (!valid_key(key)) continue;
+    std::error_code ec2;
+    digest_index::Listing l;
+    if (!fs::is_directory(fs::path(root) / "objects" / key, ec2) || !digest_index::read(index, key, &l)) {
+      digest_index::forget(index, key);
+      continue;
+    }
+    entries.push_back({fs::last_write_time(e.path(), ec2), key, l.bytes});
+    total += l.bytes;
+  }
+  std::sort(entries.begin(), entries.end(), [](const Used& a, const Used& b) { return a.when < b.when; });
+  std::vector<std::string> evicted;
+  for (const auto& u : entries) {
+    if (total <= max_bytes) break;
+    if (u.key == keep) continue;
+    discard(root, fs::path(root) / "objects" / u.key);
+    digest_index::forget(index, u.key);
+    total -= u.bytes;
+    evicted.push_back(u.key);
+  }
+  return evicted;
+}
+
+uint64_t default_max_bytes() {
+  const char* v = std::getenv("KERNELGATE_CACHE_MAX_MB");
+  if (!v || !*v) return kDefaultMaxBytes;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long mb = std::strtoull(v, &end, 10);
+  if (errno || *end || mb == 0 || mb > (uint64_t{1} << 40) || *v == '-')
+    throw std::runtime_error(std::string("KERNELGATE_CACHE_MAX_MB=") + v + ": not a size in MiB (a positive integer)");
+  return static_cast<uint64_t>(mb) << 20;
 }
 
 }  // namespace kg::loader::cache

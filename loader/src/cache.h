@@ -1,16 +1,21 @@
 // The content-addressed build cache.
 //
 //   <cache>/objects/<key>/       one published entry: the artifact files and MANIFEST
+//   <cache>/index/<key>          the supervisor's digests of that entry (digest_index.h)
 //   <cache>/tmp/<key>.<pid>.<n>/ a build in progress (the compile child's writable folder)
 //
 // The key is a SHA-256 over everything that changes the artifact (build.cc computes it). An
-// entry is published by renaming its finished build folder onto objects/<key>: rename(2) is
-// atomic, so a reader sees a whole entry or none, and of two concurrent builds of one key the
-// second rename fails harmlessly and its folder is dropped. MANIFEST lists every file with its
-// SHA-256; lookup() re-hashes them, so a truncated or altered entry is detected, removed and
-// rebuilt rather than loaded.
+// entry is published by recording its files' digests in index/ and then renaming its finished
+// build folder onto objects/<key>: rename(2) is atomic, so a reader sees a whole entry or none.
+// Publishing holds index/.lock, so of two concurrent builds of one key the second finds the
+// first's entry and drops its own folder. lookup() re-hashes an entry against index/ (never
+// against the MANIFEST stored beside it, which whoever altered the entry could rewrite): a
+// truncated, altered or unrecorded entry is removed and rebuilt rather than loaded. The cache
+// folders are private (util.h, ensure_private_dir). After a publish, least recently used
+// entries are evicted until the cache is within its cap.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,18 +23,29 @@ namespace kg::loader::cache {
 
 struct Entry {
   std::string dir;                  // objects/<key>
-  std::vector<std::string> files;   // names inside dir, as listed in MANIFEST
+  std::vector<std::string> files;   // names inside dir (MANIFEST aside)
 };
 
-// The cache folder: BuildOptions::cache_dir, else cache_root()/builds.
+// The cache folder: BuildOptions::cache_dir, else cache_root()/builds; it and its objects/,
+// index/ and tmp/ are created private and checked (throws naming the folder otherwise).
 std::string root(const std::string& configured);
+std::string index_dir(const std::string& root);
 // A fresh, empty build folder for `key` under tmp/.
 std::string make_build_dir(const std::string& root, const std::string& key);
-// Finds a valid entry. A present but corrupt entry is removed and `*corrupt` set.
-bool lookup(const std::string& root, const std::string& key, Entry* out, bool* corrupt = nullptr);
+// Finds a valid entry and marks it used. A present entry that does not match the index is
+// removed and `*rejected` says why ("" when nothing was rejected).
+bool lookup(const std::string& root, const std::string& key, Entry* out, std::string* rejected = nullptr);
 // Writes MANIFEST for `files` (names inside build_dir), removes everything else in build_dir,
-// and renames it onto objects/<key>. Returns the entry (the winner's when another build of the
-// same key published first). Throws std::runtime_error when nothing could be published.
-Entry publish(const std::string& root, const std::string& key, const std::string& build_dir, const std::vector<std::string>& files);
+// records the digests and renames it onto objects/<key>; then evicts least recently used
+// entries until the whole cache holds at most `max_bytes` (the new entry is never evicted).
+// Returns the entry (the winner's when another build of the same key published first). Throws
+// std::runtime_error when nothing could be published.
+Entry publish(const std::string& root, const std::string& key, const std::string& build_dir, const std::vector<std::string>& files,
+              uint64_t max_bytes);
+// Removes least recently used entries (and entries without an index record) until the cache
+// holds at most `max_bytes`; never `keep`. Returns the keys evicted, oldest first.
+std::vector<std::string> evict(const std::string& root, uint64_t max_bytes, const std::string& keep);
+// $KERNELGATE_CACHE_MAX_MB in bytes, else 4 GiB; throws on a value that is not a positive integer.
+uint64_t default_max_bytes();
 
 }  // namespace kg::loader::cache

@@ -1,6 +1,7 @@
 // The nvrtc kind's launch table: expressions, the TOML reader and the runner's text form.
 #include "kernelgate/launch.h"
 
+#include "submission_files.h"
 #include "util.h"
 
 #include <c10/core/ScalarType.h>
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -585,8 +587,16 @@ Table parse_text(const std::string& text, const std::string& display_path, const
 }
 
 Table parse_file(const std::string& toml_path, const std::string& display_path, const c10::FunctionSchema& schema) {
+  // A submission's file: read with no link followed, and bounded (submission_files.h).
+  constexpr uint64_t kMaxTableBytes = 1u << 20;
   std::string text;
-  if (!read_file(toml_path, &text)) throw Error("launch", 0, 0, "cannot read " + display_path);
+  try {
+    const std::filesystem::path p(toml_path);
+    text = submission::Dir::open_root(p.parent_path().empty() ? "." : p.parent_path().string())
+               .read(p.filename().string(), kMaxTableBytes, "1 MiB a launch table may hold");
+  } catch (const submission::FileError& e) {
+    throw Error("launch", 0, 0, e.what());
+  }
   return parse_text(text, display_path, schema);
 }
 

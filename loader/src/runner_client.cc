@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -68,7 +69,9 @@ bool recv_msg(int sock, protocol::MsgType type, Msg* out, double timeout_s) {
     double left = std::chrono::duration<double>(deadline - Clock::now()).count();
     if (left <= 0) return false;
     pollfd p{sock, POLLIN, 0};
-    int r = ::poll(&p, 1, static_cast<int>(left * 1000) + 1);
+    // At most a minute per wait (the loop goes on until the deadline): a long timing budget
+    // (run_call_time_s x calls) in milliseconds does not fit poll's int.
+    int r = ::poll(&p, 1, static_cast<int>(std::min(left, 60.0) * 1000) + 1);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) throw std::runtime_error(errno_text("poll"));
     if (r == 0) continue;
@@ -94,6 +97,24 @@ void copy_cstr(char* dst, size_t cap, const std::string& s) {
 }
 
 std::string bounded(const char* s, size_t cap) { return std::string(s, strnlen(s, cap)); }
+
+// How a runner's box ended, from its record, as the end of "the runner ...".
+std::string how_it_ended(const sandbox::Record& r) {
+  switch (r.status) {
+    case sandbox::Status::SG: {
+      const char* abbrev = r.signal > 0 ? ::sigabbrev_np(r.signal) : nullptr;
+      return "was killed by " + (abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(r.signal));
+    }
+    case sandbox::Status::RE: return "exited with code " + std::to_string(r.exit_code);
+    case sandbox::Status::OK: return "exited with code 0";
+    case sandbox::Status::ML: return "was killed at its memory limit (" + r.message + ")";
+    case sandbox::Status::TO: return "was killed at its time limit (" + r.message + ")";
+    case sandbox::Status::OL: return "was killed at its output limit (" + r.message + ")";
+    case sandbox::Status::SV: return "was killed by the sandbox (" + r.message + ")";
+    case sandbox::Status::XX: break;
+  }
+  return "ended (" + r.message + ")";
+}
 
 }  // namespace
 
@@ -148,8 +169,8 @@ std::unique_ptr<RunnerClient> RunnerClient::start(const RunnerOptions& options) 
     }
   } catch (const PeerGone&) {
     auto r = c->stop("runner closed its channel during start-up");
-    throw std::runtime_error(std::string("runner died during start-up (") + sandbox::status_name(r.status) + "): " +
-                             r.message + " " + r.stderr_text.substr(0, 2000));
+    throw std::runtime_error("the runner " + how_it_ended(r) + " during start-up (" + sandbox::status_name(r.status) + ": " +
+                             r.message + ")" + (r.stderr_text.empty() ? "" : " " + r.stderr_text.substr(0, 2000)));
   }
   return c;
 }
@@ -216,8 +237,8 @@ std::string RunnerClient::load(const LoadRequest& req) {
     return kLoadProtocolViolation + std::string(e.what());
   } catch (const std::exception& e) {
     auto rec = stop(e.what());
-    return std::string("runner died while loading (") + sandbox::status_name(rec.status) + ", " + rec.message + "): " +
-           rec.stderr_text.substr(0, 2000);
+    return "the runner " + how_it_ended(rec) + " while loading the artifact (" + e.what() + ")" +
+           (rec.stderr_text.empty() ? "" : ": " + rec.stderr_text.substr(0, 2000));
   }
   if (r.ok != 1) return bounded(r.message, sizeof r.message);
   return "";
@@ -243,6 +264,10 @@ CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_
   if (!alive_) {
     out.kind = CallOutcome::Kind::Died;
     out.message = "runner is not running";
+    if (record_) {
+      out.record = *record_;
+      out.message += ": it " + how_it_ended(*record_) + " earlier";
+    }
     return out;
   }
   if (reps < 0 || reps > protocol::kMaxTimedReps) throw std::invalid_argument("reps out of range");
@@ -318,8 +343,12 @@ CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_
     out.message = e.what();
     return died(std::move(out), e.what());
   } catch (const std::exception& e) {
+    // The channel broke (a send into a closed socket, or EOF): the record says how the box ended.
     out.kind = CallOutcome::Kind::Died;
-    return died(std::move(out), std::string("runner died during the call: ") + e.what());
+    out = died(std::move(out), e.what());
+    out.message = "the runner " + how_it_ended(out.record) + (reps > 0 ? " during the timed calls" : " during the call") + " (" +
+                  e.what() + ")";
+    return out;
   }
   out.message = bounded(r->message, sizeof r->message);
   auto violation = [&](const std::string& why) {

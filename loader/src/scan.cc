@@ -1,5 +1,6 @@
 // Finding the op folders of a submission (BackendBench's directory layout).
 #include "kernelgate/loader.h"
+#include "submission_files.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -50,49 +51,60 @@ bool is_identifier(const std::string& s) {
   return true;
 }
 
-bool contains_nvrtc_launch_table(const fs::path& dir) {
-  std::error_code ec;
-  return fs::exists(dir / "kernelgate.toml", ec);
+bool has_entry(const std::vector<submission::Entry>& entries, const std::string& name) {
+  return std::any_of(entries.begin(), entries.end(), [&](const submission::Entry& e) { return e.name == name; });
 }
 }  // namespace
 
+// Only names are read here, never a file: build() reads the op folder, refusing what the policy
+// refuses, so a FIFO or a link named like the source is picked as the source and then refused
+// by its own name and type (not reported as a missing source).
 ScanResult scan_submission(const std::string& dir) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw std::runtime_error(dir + ": not a directory");
+  const submission::Dir root = submission::Dir::open_root(dir);
+  const fs::path root_path = fs::absolute(dir).lexically_normal();
   ScanResult out;
-  std::vector<fs::path> folders;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.is_directory()) folders.push_back(e.path());
-  }
-  if (ec) throw std::runtime_error(dir + ": cannot list: " + ec.message());
-  std::sort(folders.begin(), folders.end());
-  for (const auto& p : folders) {
-    std::string folder = p.filename().string();
-    if (folder.empty() || folder[0] == '.') continue;
-    if (!is_identifier(folder) || op_for_folder(folder).empty()) {
+  for (const auto& entry : root.list()) {
+    const std::string& folder = entry.name;
+    if (folder.empty() || folder[0] == '.' || entry.type == S_IFREG) continue;
+    const bool op_name = is_identifier(folder) && !op_for_folder(folder).empty();
+    const std::string what = submission::refusal(entry);
+    if (!what.empty() && !op_name) {
+      out.problems.push_back({folder, submission::refused_message(folder, what)});
+      continue;
+    }
+    if (!op_name) {
       out.problems.push_back({folder, "not an op folder name (expected NAME__OVERLOAD, e.g. relu__default)"});
       continue;
     }
-    std::vector<fs::path> sources;
-    const std::string prefix = folder + "_implementation";
-    for (const auto& f : fs::directory_iterator(p, ec)) {
-      if (!f.is_regular_file()) continue;
-      std::string name = f.path().filename().string();
-      std::string ext = f.path().extension().string();
-      if (name.rfind(prefix, 0) == 0 && (ext == ".cpp" || ext == ".cu")) sources.push_back(f.path());
-    }
-    if (sources.empty()) {
-      out.problems.push_back({folder, "no " + prefix + "*.cpp or *.cu file"});
-      continue;
-    }
-    std::sort(sources.begin(), sources.end());
     OpFolder op;
     op.folder = folder;
     op.op = op_for_folder(folder);
-    op.dir = fs::absolute(p).lexically_normal().string();
-    op.source = fs::absolute(sources.front()).lexically_normal().string();
-    if (sources.front().extension() == ".cpp") op.kind = Kind::Cpu;
-    else op.kind = contains_nvrtc_launch_table(p) ? Kind::Nvrtc : Kind::Cuda;
+    op.dir = (root_path / folder).string();
+    // An op folder that is a link, or cannot be opened or listed, is listed without a source:
+    // its build opens it the same way and fails the op with the reason; other ops go on.
+    std::vector<submission::Entry> entries;
+    try {
+      entries = root.open_folder(folder).list();
+    } catch (const submission::FileError&) {
+      out.ops.push_back(op);
+      continue;
+    }
+    const std::string prefix = folder + "_implementation";
+    const submission::Entry* source = nullptr;  // entries are sorted: the first match
+    for (const auto& f : entries) {
+      const std::string ext = fs::path(f.name).extension().string();
+      if (f.name.rfind(prefix, 0) == 0 && (ext == ".cpp" || ext == ".cu")) {
+        source = &f;
+        break;
+      }
+    }
+    if (!source) {
+      out.problems.push_back({folder, "no " + prefix + "*.cpp or *.cu file"});
+      continue;
+    }
+    op.source = (root_path / folder / source->name).string();
+    if (fs::path(source->name).extension() == ".cpp") op.kind = Kind::Cpu;
+    else op.kind = has_entry(entries, "kernelgate.toml") ? Kind::Nvrtc : Kind::Cuda;
     out.ops.push_back(op);
   }
   return out;

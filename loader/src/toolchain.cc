@@ -1,5 +1,6 @@
 #include "toolchain.h"
 
+#include "digest_index.h"
 #include "kg_build_config.h"
 #include "pp_splice.h"
 #include "sha256.h"
@@ -30,7 +31,53 @@ std::string file_identity(const std::string& path) {
   return path + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtime);
 }
 
+// The toolchain entries' digests (digest_index.h): cache_root()/index, bound into no box.
+std::string entry_index() { return cache_root() + "/index"; }
+
+// Whether `dir` is an entry kernelgate built and recorded, unaltered since. An altered or
+// unrecorded one is removed and `*rejected` says so; an absent one is simply not there.
+bool verified(const fs::path& dir, const std::string& what, std::string* rejected) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return false;
+  const std::string why = S_ISDIR(st.st_mode) ? digest_index::check(entry_index(), dir.filename().string(), dir.string()) : "not a directory";
+  if (why.empty()) return true;
+  std::fprintf(stderr, "kernelgate: warning: %s %s does not match the digests kernelgate recorded (%s): rebuilding it\n", what.c_str(),
+               dir.c_str(), why.c_str());
+  if (rejected) *rejected = what + " " + dir.filename().string() + " rejected (" + why + "): rebuilt";
+  std::error_code ec;
+  const fs::path trash = dir.string() + ".trash" + std::to_string(::getpid());
+  fs::rename(dir, trash, ec);
+  remove_tree((ec ? dir : trash).string(), ec);
+  return false;
+}
+
+// Records the finished folder `tmp`'s digests under dest's name, then renames it onto `dest`;
+// when another process published a valid entry first, that one stays and `tmp` goes.
+void publish_entry(const fs::path& tmp, const fs::path& dest, const std::string& what) {
+  const digest_index::Listing listing = digest_index::take(tmp.string());
+  digest_index::Lock lock(entry_index());
+  std::error_code ec;
+  if (verified(dest, what, nullptr)) {
+    remove_tree(tmp.string(), ec);
+    return;
+  }
+  digest_index::record(entry_index(), dest.filename().string(), listing);
+  fs::rename(tmp, dest, ec);
+  if (ec) {
+    digest_index::forget(entry_index(), dest.filename().string());
+    const std::string why = ec.message();
+    remove_tree(tmp.string(), ec);
+    throw std::runtime_error("cannot publish " + dest.string() + ": " + why);
+  }
+}
+
 }  // namespace
+
+std::string recorded_digest(const std::string& dir) {
+  std::string text;
+  if (!read_file(entry_index() + "/" + fs::path(dir).filename().string(), &text)) return "none";
+  return sha256_hex(text);
+}
 
 std::vector<std::string> torch_include_dirs() {
   // `-isystem /usr/include` would break the C++ library's #include_next <stdlib.h>.
@@ -94,17 +141,18 @@ std::vector<std::string> nvcc_flags(const std::string& arch) {
   return f;
 }
 
-std::string nvcc_dryrun(const std::string& arch, const BuildOptions& options) {
+std::string nvcc_dryrun(const std::string& arch, const BuildOptions& options, std::string* rejected) {
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
   const std::vector<std::string> flags = nvcc_flags(arch);
   const std::string key =
       sha256_hex(file_identity(KG_NVCC) + "\n" KG_CUDA_VERSION "\n" KG_VERSION "\n" + join(flags, "\n")).substr(0, 16);
-  const fs::path saved = fs::path(cache_root()) / ("nvcc-dryrun-" + key + ".txt");
+  const fs::path saved = fs::path(cache_root()) / ("nvcc-dryrun-" + key);
   std::error_code ec;
   std::string text;
-  if (fs::exists(saved, ec) && read_file(saved.string(), &text)) return text;
+  if (verified(saved, "nvcc dry run", rejected) && read_file((saved / "dryrun.txt").string(), &text)) return text;
   const fs::path tmp = fs::path(cache_root()) / ("nvcc-dryrun-" + key + ".tmp" + std::to_string(::getpid()));
+  remove_tree(tmp.string(), ec);
   fs::create_directories(tmp, ec);
   std::vector<std::string> argv = {KG_NVCC};
   argv.insert(argv.end(), flags.begin(), flags.end());
@@ -115,13 +163,14 @@ std::string nvcc_dryrun(const std::string& arch, const BuildOptions& options) {
   remove_tree(tmp.string(), ec);
   if (r.status != sandbox::Status::OK) return "";
   text = replace_all(r.stderr_text + r.stdout_text, tmp.string() + "/", "$PWD/");
-  const fs::path part = saved.string() + ".part" + std::to_string(::getpid());
   try {
-    write_file(part.string(), text);
-    fs::rename(part, saved, ec);  // atomic publish; a concurrent winner is fine
-  } catch (const std::exception&) {
+    fs::create_directories(tmp, ec);
+    write_file((tmp / "dryrun.txt").string(), text);
+    publish_entry(tmp, saved, "nvcc dry run");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kernelgate: warning: the nvcc dry run is not kept: %s\n", e.what());
+    remove_tree(tmp.string(), ec);
   }
-  if (ec) ::unlink(part.c_str());
   return text;
 }
 
@@ -193,7 +242,7 @@ sandbox::Spec compile_spec(const std::vector<std::string>& argv, const std::vect
   return spec;
 }
 
-std::string prelude_dir(const BuildOptions& options) {
+std::string prelude_dir(const BuildOptions& options, std::string* rejected) {
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
   std::string flags = join(cxx_flags(), " ");
@@ -201,8 +250,9 @@ std::string prelude_dir(const BuildOptions& options) {
   fs::path dir = fs::path(cache_root()) / ("prelude-" + key);
   fs::path pch = dir / "kg_prelude.h.gch";
   std::error_code ec;
-  if (fs::exists(pch, ec)) return dir.string();
+  if (verified(dir, "precompiled prelude", rejected) && fs::exists(pch, ec)) return dir.string();
   fs::path tmp = fs::path(cache_root()) / ("prelude-" + key + ".tmp" + std::to_string(::getpid()));
+  remove_tree(tmp.string(), ec);
   fs::create_directories(tmp, ec);
   write_file((tmp / "kg_prelude.h").string(), "#pragma once\n#include <ATen/ATen.h>\n#include <torch/library.h>\n");
   std::vector<std::string> argv = {KG_CXX_COMPILER};
@@ -217,13 +267,17 @@ std::string prelude_dir(const BuildOptions& options) {
                  r.message.c_str(), r.stderr_text.substr(0, 1500).c_str());
     return "";
   }
-  fs::rename(tmp, dir, ec);  // atomic publish; a concurrent winner is fine
-  if (ec) remove_tree(fs::path(tmp).string(), ec);
+  try {
+    publish_entry(tmp, dir, "precompiled prelude");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kernelgate: warning: the precompiled prelude is not kept: %s\n", e.what());
+    return "";
+  }
   return dir.string();
 }
 
 std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std::string& unit_text, const std::string& module_id,
-                                           const std::string& arch, const BuildOptions& options) {
+                                           const std::string& arch, const BuildOptions& options, std::string* rejected) {
   static std::mutex mu;
   static std::vector<std::string> failed;  // tried once per process: a failure is not retried per build
   std::lock_guard<std::mutex> lock(mu);
@@ -248,7 +302,7 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
     hp.device_pp = splice::find(dir.string(), "device");
     return hp;
   };
-  if (fs::exists(dir / "kg_host_prefix.h.gch", ec)) {
+  if (verified(dir, "cuda host prefix", rejected) && fs::exists(dir / "kg_host_prefix.h.gch", ec)) {
     hp.bytes = fs::file_size(hp.header, ec);
     if (!ec && hp.bytes > 0) return with_splices();
   }
@@ -313,32 +367,29 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
         std::fprintf(stderr, "kernelgate: warning: the cuda prefix is not kept preprocessed for the %s chain (%s); it preprocesses whole units\n",
                      chain.c_str(), why.substr(0, 1500).c_str());
     }
+    publish_entry(tmp, dir, "cuda host prefix");
   } catch (const std::exception& e) {
     return give_up(tmp, e.what());
   }
-  fs::rename(tmp, dir, ec);  // atomic publish; a concurrent winner is fine
-  if (ec) remove_tree(tmp.string(), ec);
   return with_splices();
 }
 
 std::string shim_dir() {
   static std::mutex mu;
-  static std::string cached;
   std::lock_guard<std::mutex> lock(mu);
-  if (!cached.empty()) return cached;
+  // Checked on every call (cheap: unchanged files are not re-read): it is bound into every cuda build.
   fs::path dir = fs::path(cache_root()) / ("shim-" + shim::digest().substr(0, 16));
   std::error_code ec;
-  if (!fs::exists(dir, ec)) {
+  if (!verified(dir, "torch/extension.h shim", nullptr)) {
     fs::path tmp = dir.string() + ".tmp" + std::to_string(::getpid());
+    remove_tree(tmp.string(), ec);
     for (const auto& [name, text] : shim::files()) {
       fs::create_directories((tmp / name).parent_path(), ec);
       write_file((tmp / name).string(), text);
     }
-    fs::rename(tmp, dir, ec);  // atomic publish; a concurrent winner is fine
-    if (ec) remove_tree(fs::path(tmp).string(), ec);
+    publish_entry(tmp, dir, "torch/extension.h shim");
   }
-  cached = dir.string();
-  return cached;
+  return dir.string();
 }
 
 std::string identity(Kind kind, const std::string& arch) {

@@ -26,7 +26,7 @@ std::vector<std::string> nvcc_flags(const std::string& arch);
 // `nvcc --dryrun` for the cuda kind's unit (kg_unit.cu -> kg_unit.o) with nvcc_flags(arch): run
 // once in the compile profile, then kept in the cache root per nvcc and flags. The dry run's
 // folder reads "$PWD" (the build script runs in the build folder). "" when nvcc fails.
-std::string nvcc_dryrun(const std::string& arch, const BuildOptions& options);
+std::string nvcc_dryrun(const std::string& arch, const BuildOptions& options, std::string* rejected = nullptr);
 // Libraries an artifact links against ("-L... -l...").
 std::vector<std::string> link_flags(bool cuda);
 
@@ -45,7 +45,10 @@ sandbox::Spec compile_spec(const std::vector<std::string>& argv, const std::vect
 
 // The precompiled prelude (ATen + torch/library.h) in the user's cache; "" when it cannot be built
 // (builds go on, slower). Never inside a submission's reach: compile children see it read-only.
-std::string prelude_dir(const BuildOptions& options);
+// Like every entry below it is verified against the digests kernelgate recorded when it built
+// it (digest_index.h) before each use: an altered or unrecorded one is removed and rebuilt, and
+// `*rejected` says so.
+std::string prelude_dir(const BuildOptions& options, std::string* rejected = nullptr);
 // The cuda kind's precompiled host prefix: cudafe++'s output for kernelgate's own unit
 // (`unit_text`, the lines every cuda unit starts with) up to where a submission's part would
 // begin, as kg_host_prefix.h, and that header precompiled with the host compile's own flags. Built
@@ -61,9 +64,13 @@ struct HostPrefix {
   std::optional<splice::Prefix> host_pp, device_pp;
 };
 std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std::string& unit_text, const std::string& module_id,
-                                           const std::string& arch, const BuildOptions& options);
+                                           const std::string& arch, const BuildOptions& options, std::string* rejected = nullptr);
 // A directory holding kernelgate's <torch/extension.h> (no Python headers needed).
 std::string shim_dir();
+
+// A digest of what kernelgate recorded for the toolchain entry `dir` ("none" when nothing): part
+// of the cache key, so artifacts built against a rebuilt prelude are never served.
+std::string recorded_digest(const std::string& dir);
 
 // Everything about the toolchain that changes an artifact: compiler binaries, versions, flags.
 std::string identity(Kind kind, const std::string& arch);

@@ -85,21 +85,41 @@ std::string hex64(uint64_t v) {
   return buf;
 }
 
+void ensure_private_dir(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec) throw std::runtime_error(path + ": cannot create the cache's parent folder: " + ec.message());
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
+    throw std::runtime_error(path + ": cannot create cache directory: " + std::strerror(errno));
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) throw std::runtime_error(path + ": cannot stat cache directory: " + std::strerror(errno));
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  const std::string remedy = "; kernelgate refuses a cache others could plant artifacts in: remove it or set KERNELGATE_CACHE=<a directory of your own>";
+  if (S_ISLNK(st.st_mode)) throw std::runtime_error(path + ": the cache directory is a symbolic link" + remedy);
+  if (!S_ISDIR(st.st_mode)) throw std::runtime_error(path + ": the cache directory is not a directory" + remedy);
+  if (st.st_uid != ::geteuid())
+    throw std::runtime_error(path + ": the cache directory is owned by uid " + std::to_string(st.st_uid) + " (mode " + mode +
+                             "), not by the running user (uid " + std::to_string(::geteuid()) + ")" + remedy);
+  if (st.st_mode & (S_IWGRP | S_IWOTH))
+    throw std::runtime_error(path + ": the cache directory has mode " + mode + ", writable by group or others" + remedy);
+}
+
 std::string cache_root() {
   std::string root;
   if (const char* c = std::getenv("KERNELGATE_CACHE"); c && *c) root = c;
   else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) root = std::string(x) + "/kernelgate";
   else if (const char* h = std::getenv("HOME"); h && *h) root = std::string(h) + "/.cache/kernelgate";
-  else root = "/tmp/kernelgate-cache";
-  std::error_code ec;
-  std::filesystem::create_directories(root, ec);
-  if (ec) throw std::runtime_error(root + ": cannot create cache directory: " + ec.message());
+  else root = "/tmp/kernelgate-cache-" + std::to_string(::geteuid());
   // Build folders are bound into the compile sandbox, which takes only absolute, clean paths
   // (KERNELGATE_CACHE=build/cache is a natural thing to write).
+  std::error_code ec;
   const std::filesystem::path clean = std::filesystem::absolute(root, ec).lexically_normal();
   if (ec) throw std::runtime_error(root + ": cannot resolve cache directory: " + ec.message());
   std::string out = clean.string();
   if (out.size() > 1 && out.back() == '/') out.pop_back();
+  ensure_private_dir(out);
   return out;
 }
 

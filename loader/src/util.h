@@ -19,8 +19,13 @@ void write_file(const std::string& path, const std::string& content);  // throws
 bool read_file(const std::string& path, std::string* out);
 uint64_t fnv1a(const std::string& s);
 std::string hex64(uint64_t v);
-// $KERNELGATE_CACHE, else $XDG_CACHE_HOME/kernelgate, else ~/.cache/kernelgate (created).
+// $KERNELGATE_CACHE, else $XDG_CACHE_HOME/kernelgate, else ~/.cache/kernelgate, else
+// /tmp/kernelgate-cache-<euid>; created 0700 and checked with ensure_private_dir().
 std::string cache_root();
+// Creates `path` (mode 0700) when missing, then insists that it is a real directory (not a
+// symbolic link) owned by the running euid and writable by nobody else; throws naming the path,
+// its owner and mode otherwise. What kernelgate loads and runs as root comes from these folders.
+void ensure_private_dir(const std::string& path);
 // Removes a file or a directory tree (like std::filesystem::remove_all, which must not be called:
 // PyTorch 2.x wheels export a broken copy of it that can win symbol lookup). Never follows links.
 void remove_tree(const std::string& path, std::error_code& ec);

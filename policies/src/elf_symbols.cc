@@ -9,6 +9,7 @@
 // under-count (the larger symbol count wins). Any inconsistency is a std::runtime_error that
 // names the file and the table; nothing here can read outside the bytes it was given.
 #include "kernelgate/rules.h"
+#include "x86_decode.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -28,7 +29,9 @@ constexpr uint16_t kEtDyn = 3;
 constexpr uint16_t kEmX86_64 = 62, kEmAarch64 = 183;
 constexpr uint32_t kPtLoad = 1, kPtDynamic = 2, kPtGnuStack = 0x6474e551;
 constexpr uint32_t kPfX = 1, kPfW = 2;
-constexpr uint32_t kShtDynsym = 11;
+constexpr uint32_t kShtProgbits = 1, kShtSymtab = 2, kShtDynsym = 11;
+constexpr uint64_t kShfExecinstr = 0x4;
+constexpr unsigned kSttFunc = 2;
 constexpr int64_t kDtNull = 0, kDtNeeded = 1, kDtPltRelSz = 2, kDtHash = 4, kDtStrtab = 5, kDtSymtab = 6,
                   kDtRela = 7, kDtRelaSz = 8, kDtInit = 12, kDtSoname = 14, kDtRel = 17, kDtRelSz = 18,
                   kDtTextrel = 22, kDtJmpRel = 23, kDtInitArraySz = 27, kDtFlags = 30,
@@ -41,6 +44,7 @@ constexpr uint64_t kMaxFileSize = uint64_t(1) << 30;
 constexpr uint64_t kMaxSymbols = uint64_t(1) << 24;
 constexpr size_t kMaxLibraryStrings = 64;
 constexpr size_t kMaxStringLength = 200;
+constexpr size_t kMaxCounterReads = 16;
 
 std::string hex(uint64_t v) {
   std::ostringstream o;
@@ -116,6 +120,7 @@ class Reader {
     if (dyn_.has_soname) info.soname = dynstr(dyn_.soname, "DT_SONAME");
     symbols(info);
     library_strings(info);
+    counter_reads(info, machine_);
     return info;
   }
 
@@ -128,7 +133,7 @@ class Reader {
     if (e[5] != kData2Lsb) b_.fail("not a little-endian ELF file (EI_DATA " + std::to_string(e[5]) + ")");
     const auto type = b_.at<uint16_t>(16, "e_type");
     if (type != kEtDyn) b_.fail("not a shared object (e_type " + std::to_string(type) + ", expected ET_DYN)");
-    const auto machine = b_.at<uint16_t>(18, "e_machine");
+    const auto machine = machine_ = b_.at<uint16_t>(18, "e_machine");
     if (machine != kEmX86_64 && machine != kEmAarch64)
       b_.fail("unsupported machine (e_machine " + std::to_string(machine) + ")");
     phoff_ = b_.at<uint64_t>(32, "e_phoff");
@@ -305,7 +310,7 @@ class Reader {
     return 0;
   }
 
-  void symbols(ArtifactInfo& info) const {
+  void symbols(ArtifactInfo& info) {
     if (!dyn_.has_symtab) b_.fail("the dynamic section has no DT_SYMTAB");
     const uint64_t count = symbol_count();
     if (count == 0) return;
@@ -321,6 +326,7 @@ class Reader {
       if (name_off == 0) continue;
       const std::string name = dynstr(name_off, what);
       if (name.empty()) continue;
+      if ((st_info & 0xf) == kSttFunc && shndx != 0) functions_.push_back({b_.at<uint64_t>(at + 8, what), name});
       const unsigned bind = st_info >> 4, vis = st_other & 3;
       if (bind == 0) continue;  // STB_LOCAL: never resolved against another object
       if (shndx == 0) {         // SHN_UNDEF
@@ -329,6 +335,92 @@ class Reader {
       } else if (vis == 0 || vis == 3) {  // STV_DEFAULT or STV_PROTECTED: visible to other objects
         if (seen_exports.insert(name).second) info.exports.push_back(name);
       }
+    }
+  }
+
+  // Section headers, when they are all inside the file (the loader ignores them, so a crafted
+  // file may leave them out or lie: they only add places to look, never remove any).
+  struct Section {
+    uint32_t type;
+    uint64_t flags, addr, offset, size, link, entsize;
+  };
+  std::vector<Section> sections() const {
+    std::vector<Section> out;
+    if (shoff_ == 0 || shnum_ == 0 || shentsize_ < kShdrSize) return out;
+    if (shnum_ > b_.size() / shentsize_ || !b_.contains(shoff_, shnum_ * shentsize_)) return out;
+    for (uint64_t i = 0; i < shnum_; ++i) {
+      const uint64_t at = shoff_ + i * shentsize_;
+      out.push_back({b_.at<uint32_t>(at + 4, "section header"), b_.at<uint64_t>(at + 8, "section header"),
+                     b_.at<uint64_t>(at + 16, "section header"), b_.at<uint64_t>(at + 24, "section header"),
+                     b_.at<uint64_t>(at + 32, "section header"), b_.at<uint32_t>(at + 40, "section header"),
+                     b_.at<uint64_t>(at + 56, "section header")});
+    }
+    return out;
+  }
+
+  // Function symbols of the static symbol table (.symtab), when present and inside the file.
+  void static_functions(const std::vector<Section>& secs) {
+    for (const Section& s : secs) {
+      if (s.type != kShtSymtab || s.link >= secs.size() || !b_.contains(s.offset, s.size)) continue;
+      const Section& str = secs[s.link];
+      if (!b_.contains(str.offset, str.size)) continue;
+      const uint64_t n = std::min<uint64_t>(s.size / kSymSize, kMaxSymbols);
+      for (uint64_t i = 1; i < n; ++i) {
+        const uint64_t at = s.offset + i * kSymSize;
+        const auto name_off = b_.at<uint32_t>(at, "static symbol");
+        const auto st_info = b_.at<uint8_t>(at + 4, "static symbol");
+        const auto shndx = b_.at<uint16_t>(at + 6, "static symbol");
+        if ((st_info & 0xf) != kSttFunc || shndx == 0 || name_off >= str.size) continue;
+        const uint8_t* start = b_.data() + str.offset + name_off;
+        const void* nul = std::memchr(start, 0, static_cast<size_t>(str.size - name_off));
+        if (!nul) continue;
+        functions_.push_back({b_.at<uint64_t>(at + 8, "static symbol"),
+                              std::string(reinterpret_cast<const char*>(start), static_cast<const uint8_t*>(nul) - start)});
+      }
+    }
+  }
+
+  // "rdtsc at 0x1139 (kg_phase+0x9)": the nearest function symbol at or before the address.
+  std::string describe(const char* what, uint64_t address) const {
+    const std::pair<uint64_t, std::string>* best = nullptr;
+    for (const auto& f : functions_)
+      if (f.first <= address && (!best || f.first > best->first)) best = &f;
+    std::string o = std::string(what) + " at " + hex(address);
+    if (best) o += " (" + demangle(best->second) + "+" + hex(address - best->first) + ")";
+    return o;
+  }
+
+  // Instructions that read the time-stamp or performance counters (timer_tampering): with them a
+  // kernel can time the gaps between its calls and tell judged calls from timed ones.
+  void counter_reads(ArtifactInfo& info, uint16_t machine) {
+    const std::vector<Section> secs = sections();
+    static_functions(secs);
+    std::vector<x86::CodeRange> code;
+    for (const Load& l : loads_)
+      if (l.flags & kPfX) code.push_back({l.vaddr, b_.data() + l.offset, static_cast<size_t>(l.filesz)});
+    if (machine == kEmAarch64) {
+      // Fixed-width instructions: every aligned word is one. mrs Xt, cntvct_el0 / cntpct_el0 and
+      // their self-synchronised forms (cntvctss_el0, cntpctss_el0).
+      for (const auto& c : code)
+        for (size_t off = 0; off + 4 <= c.size && info.counter_reads.size() < kMaxCounterReads; off += 4) {
+          uint32_t w;
+          std::memcpy(&w, c.bytes + off, 4);
+          const uint32_t reg = w & 0xffffffe0u;
+          if (reg == 0xd53be040u || reg == 0xd53be020u || reg == 0xd53be0c0u || reg == 0xd53be0a0u)
+            info.counter_reads.push_back(describe("mrs of the system counter", c.address + off));
+        }
+      return;
+    }
+    std::vector<std::pair<uint64_t, uint64_t>> sweeps;
+    for (const Section& s : secs)
+      if (s.type == kShtProgbits && (s.flags & kShfExecinstr) && s.size > 0 && s.addr + s.size > s.addr) sweeps.push_back({s.addr, s.addr + s.size});
+    if (sweeps.empty())
+      for (const auto& c : code) sweeps.push_back({c.address, c.address + c.size});
+    std::vector<uint64_t> entries;
+    for (const auto& f : functions_) entries.push_back(f.first);
+    for (const auto& hit : x86::find_counter_reads(code, sweeps, entries)) {
+      if (info.counter_reads.size() >= kMaxCounterReads) break;
+      info.counter_reads.push_back(describe(x86::counter_name(hit.counter), hit.address));
     }
   }
 
@@ -363,6 +455,8 @@ class Reader {
   uint64_t dyn_off_ = 0, dyn_size_ = 0, strtab_off_ = 0;
   std::vector<Load> loads_;
   Dynamic dyn_;
+  uint16_t machine_ = 0;
+  std::vector<std::pair<uint64_t, std::string>> functions_;  // address, raw name
 };
 
 }  // namespace

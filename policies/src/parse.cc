@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <sstream>
 #include <string_view>
@@ -60,6 +61,18 @@ std::string joined(const std::vector<std::string>& v) {
   return s;
 }
 
+// A number in its shortest exact decimal form, small integers written out: 3600, 16777216, 1e+09, nan.
+std::string shown(double v) {
+  if (std::isfinite(v) && std::fabs(v) < 1e6 && v == std::floor(v)) return std::to_string(static_cast<int64_t>(v));
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::ostringstream o;
+    o.precision(digits);
+    o << v;
+    if (!std::isfinite(v) || std::strtod(o.str().c_str(), nullptr) == v) return o.str();
+  }
+  return std::to_string(v);
+}
+
 const char* type_name(toml::node_type t) {
   switch (t) {
     case toml::node_type::table: return "a table";
@@ -87,6 +100,27 @@ std::string child(const std::string& path, std::string_view k) {
   std::string part = is_bare(k) ? std::string(k) : "\"" + std::string(k) + "\"";
   return path.empty() ? part : path + "." + part;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The accepted range of each numeric key (docs/policies.md lists them).
+
+struct Range {
+  double lo;
+  bool lo_open;  // lo itself is refused
+  double hi;
+  const char* why;  // said when a value falls outside
+};
+
+// Atol and rtol are compared as doubles only; past 1e9 a tolerance passes every finite output.
+constexpr Range kToleranceRange{0, false, 1e9, "a tolerance is a distance, at most 1e9"};
+// Times: the sandbox turns a wall limit into a nanosecond deadline and a CPU limit into an
+// rlimit; an hour per build or per call keeps every product of them (timing budgets of
+// run_call_time_s x calls) far inside int64 nanoseconds.
+constexpr Range kTimeLimitRange{0, true, 3600, "a limit of zero would fail every submission; at most an hour"};
+// MiB: at least 1 (a fraction truncates to 0 MiB, which would mean no limit at all), at most
+// 16 TiB (the byte count, MiB << 20, stays far inside 64 bits).
+constexpr Range kMemoryLimitRange{1, false, double(int64_t{1} << 24), "at least 1 MiB, at most 16 TiB (16777216 MiB)"};
+constexpr Range kMinSecondsRange{0, false, 3600, "a duration, at most an hour"};
 
 // ---------------------------------------------------------------------------------------------
 // The reader: one per file, carrying the file's name for every error.
@@ -141,19 +175,22 @@ class Reader {
 
   // A number: TOML integers are accepted where a float is meant (`compile_time_s = 60`).
   double number(const toml::node& n, const std::string& key) const {
-    double v;
-    if (auto f = n.as_floating_point()) v = f->get();
-    else if (auto i = n.as_integer()) v = static_cast<double>(i->get());
-    else fail(n.source(), key, std::string("expected a number, got ") + type_name(n.type()));
-    if (!std::isfinite(v)) fail(n.source(), key, "must be a finite number, got " + std::string(std::isnan(v) ? "nan" : "inf"));
-    return v;
+    if (auto f = n.as_floating_point()) return f->get();
+    if (auto i = n.as_integer()) return static_cast<double>(i->get());
+    fail(n.source(), key, std::string("expected a number, got ") + type_name(n.type()));
   }
 
-  double at_least(const toml::node& n, const std::string& key, double lo, bool strict, const char* why) const {
-    double v = number(n, key);
-    if (strict ? !(v > lo) : !(v >= lo)) {
+  // A number within [lo, hi] ((lo, hi] when `lo_open`): every value the schema accepts must be
+  // one the children's limits, timers and byte counts can hold, so a setting that validates can
+  // never turn into an overflowed (zero or negative) limit further down.
+  double in_range(const toml::node& n, const std::string& key, const Range& r) const {
+    const double v = number(n, key);
+    const bool ok = std::isfinite(v) && (r.lo_open ? v > r.lo : v >= r.lo) && v <= r.hi;
+    if (!ok) {
       std::ostringstream m;
-      m << "must be " << (strict ? "> " : ">= ") << lo << " (" << why << "), got " << v;
+      m << shown(v) << " is out of range (" << shown(r.lo) << (r.lo_open ? " < x <= " : " <= x <= ") << shown(r.hi) << ")";
+      if (!std::isfinite(v)) m << ": must be a finite number";
+      else if (r.why) m << ": " << r.why;
       fail(n.source(), key, m.str());
     }
     return v;
@@ -183,9 +220,8 @@ class Reader {
   void tolerance(const toml::node& n, const std::string& key, Tolerance& t) const {
     const auto& tbl = table(n, key, "; write { atol = ..., rtol = ... }");
     only_keys(tbl, key, {"atol", "rtol"});
-    static const char* why = "a tolerance is a distance";
-    if (auto a = tbl.get("atol")) t.atol = at_least(*a, child(key, "atol"), 0, false, why);
-    if (auto r = tbl.get("rtol")) t.rtol = at_least(*r, child(key, "rtol"), 0, false, why);
+    if (auto a = tbl.get("atol")) t.atol = in_range(*a, child(key, "atol"), kToleranceRange);
+    if (auto r = tbl.get("rtol")) t.rtol = in_range(*r, child(key, "rtol"), kToleranceRange);
   }
 
   Policy read(const toml::table& root);
@@ -307,7 +343,7 @@ void Reader::read_timing(const toml::node& n, Policy& p) const {
   if (auto v = tbl.get("warmup")) p.timing_warmup = integer(*v, "timing.warmup", 0, 1000000);
   if (auto v = tbl.get("min_reps")) p.timing_min_reps = integer(*v, "timing.min_reps", 1, 10000000);
   if (auto v = tbl.get("max_reps")) p.timing_max_reps = integer(*v, "timing.max_reps", 1, 10000000);
-  if (auto v = tbl.get("min_seconds")) p.timing_min_seconds = at_least(*v, "timing.min_seconds", 0, false, "a duration");
+  if (auto v = tbl.get("min_seconds")) p.timing_min_seconds = in_range(*v, "timing.min_seconds", kMinSecondsRange);
   if (auto v = tbl.get("rotation_mib")) p.timing_rotation_mib = integer(*v, "timing.rotation_mib", 0, 1 << 20);
   if (p.timing_max_reps < p.timing_min_reps) {
     const toml::node* at = tbl.get("max_reps") ? tbl.get("max_reps") : tbl.get("min_reps");
@@ -319,12 +355,12 @@ void Reader::read_timing(const toml::node& n, Policy& p) const {
 
 void Reader::read_limits(const toml::node& n, Policy& p) const {
   const auto& tbl = table(n, "limits");
-  only_keys(tbl, "limits", {"compile_time_s", "compile_memory_mb", "run_call_time_s", "run_memory_mb"});
-  static const char* why = "a limit of zero would fail every submission";
-  if (auto v = tbl.get("compile_time_s")) p.compile_time_s = at_least(*v, "limits.compile_time_s", 0, true, why);
-  if (auto v = tbl.get("compile_memory_mb")) p.compile_memory_mb = at_least(*v, "limits.compile_memory_mb", 0, true, why);
-  if (auto v = tbl.get("run_call_time_s")) p.run_call_time_s = at_least(*v, "limits.run_call_time_s", 0, true, why);
-  if (auto v = tbl.get("run_memory_mb")) p.run_memory_mb = at_least(*v, "limits.run_memory_mb", 0, true, why);
+  only_keys(tbl, "limits", {"compile_time_s", "compile_memory_mb", "run_call_time_s", "run_memory_mb", "cache_artifact_mb"});
+  if (auto v = tbl.get("compile_time_s")) p.compile_time_s = in_range(*v, "limits.compile_time_s", kTimeLimitRange);
+  if (auto v = tbl.get("compile_memory_mb")) p.compile_memory_mb = in_range(*v, "limits.compile_memory_mb", kMemoryLimitRange);
+  if (auto v = tbl.get("run_call_time_s")) p.run_call_time_s = in_range(*v, "limits.run_call_time_s", kTimeLimitRange);
+  if (auto v = tbl.get("run_memory_mb")) p.run_memory_mb = in_range(*v, "limits.run_memory_mb", kMemoryLimitRange);
+  if (auto v = tbl.get("cache_artifact_mb")) p.cache_artifact_mb = integer(*v, "limits.cache_artifact_mb", 1, 1 << 20);
 }
 
 Policy Reader::read(const toml::table& root) {

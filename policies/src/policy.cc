@@ -103,7 +103,7 @@ bool operator==(const Policy& a, const Policy& b) {
          a.timing_rotation_mib == b.timing_rotation_mib &&
          a.timing == b.timing && a.compile_time_s == b.compile_time_s &&
          a.compile_memory_mb == b.compile_memory_mb && a.run_call_time_s == b.run_call_time_s &&
-         a.run_memory_mb == b.run_memory_mb;
+         a.run_memory_mb == b.run_memory_mb && a.cache_artifact_mb == b.cache_artifact_mb;
 }
 bool operator!=(const Policy& a, const Policy& b) { return !(a == b); }
 

@@ -1,15 +1,16 @@
 // Finding profiles: the shipped directory, the names in it, and reading a profile by name or
 // path (with its `base` chain).
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "kernelgate/operator_files.h"
 #include "policy_internal.h"
 
 #ifndef KG_POLICY_DIR
@@ -39,16 +40,15 @@ std::string canonical(const std::string& path) {
   return s;
 }
 
+// A policy file: a regular file of at most kMaxPolicyBytes (operator_files.h).
 std::string read_file(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw PolicyError(path + ": cannot read policy file: " + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) throw PolicyError(path + ": cannot read policy file: is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw PolicyError(path + ": cannot read policy file: " + std::strerror(errno));
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) throw PolicyError(path + ": cannot read policy file: read error");
-  return s.str();
+  try {
+    return read_operator_file(path, kMaxPolicyBytes, "policy file");
+  } catch (const PolicyError&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    throw PolicyError(e.what());
+  }
 }
 
 }  // namespace

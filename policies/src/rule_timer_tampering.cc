@@ -16,6 +16,13 @@
 // kernel could hit, std::condition_variable::wait_for in a hand-made thread pool, is documented
 // in docs/rules.md. Importing CUDA events or synchronisation is normal (multi-stream kernels
 // record and wait on events); only DEFINING them is reported.
+//
+// Reading the time-stamp counter (rdtsc, rdtscp, rdpmc; aarch64's cntvct_el0) needs no import:
+// the instruction is in the code. With it a kernel measures the gaps between its own calls, which
+// differ between judged calls (one exchange each), warm-up (back to back) and timed calls (a cache
+// flush between), and so tells them apart. The phases are not made alike; the instruction is found
+// statically instead, by decoding the artifact's code (x86_decode.h), never by a byte search,
+// which would also match the same bytes inside honest instructions' operands.
 #include "kernelgate/rules.h"
 #include "rule_util.h"
 
@@ -81,6 +88,11 @@ std::string rule_timer_tampering(const ArtifactInfo& info) {
   if (info.textrel) add("has text relocations (DT_TEXTREL: the loader writes into its code)");
   if (info.wx_segment) add("has a PT_LOAD segment mapped writable and executable");
   if (info.exec_stack) add("asks for an executable stack (PT_GNU_STACK with PF_X)");
+  if (!info.counter_reads.empty()) {
+    std::string list;
+    for (const auto& r : info.counter_reads) list += (list.empty() ? "" : ", ") + r;
+    add("reads the time-stamp counter: " + list);
+  }
   return o;
 }
 

@@ -128,7 +128,8 @@ std::string Policy::to_toml() const {
     << "compile_time_s = " << number(compile_time_s) << "\n"
     << "compile_memory_mb = " << number(compile_memory_mb) << "\n"
     << "run_call_time_s = " << number(run_call_time_s) << "\n"
-    << "run_memory_mb = " << number(run_memory_mb) << "\n";
+    << "run_memory_mb = " << number(run_memory_mb) << "\n"
+    << "cache_artifact_mb = " << cache_artifact_mb << "\n";
   return o.str();
 }
 

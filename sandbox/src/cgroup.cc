@@ -1,11 +1,14 @@
 // cgroup: discovery (once per process), per-box creation, accounting and tree kill.
 #include "cgroup.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
 #include <mutex>
@@ -193,10 +196,172 @@ const Layout& layout() {
 
 std::string unique_name() {
   static std::atomic<unsigned> counter{0};
-  return "kg-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  const BoxOwner& me = self_owner();
+  return "kg-" + std::to_string(me.pid) + "-" + std::to_string(me.start_ticks) + "-" + std::to_string(me.pid_ns) + "-" +
+         std::to_string(counter++);
+}
+
+// Field 22 of /proc/<pid>/stat (start time in clock ticks since boot); nullopt when the process
+// does not exist. The fields after the command name are counted from its closing parenthesis,
+// since the name itself may hold spaces and parentheses.
+std::optional<unsigned long long> start_ticks_of(const std::string& pid) {
+  std::string stat;
+  if (!read_file("/proc/" + pid + "/stat", &stat)) return std::nullopt;
+  auto close = stat.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream in(stat.substr(close + 1));
+  std::string field;
+  for (int i = 3; i <= 22; ++i)
+    if (!(in >> field)) return std::nullopt;
+  try {
+    return std::stoull(field);
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+bool all_digits(const std::string& s) {
+  return !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+std::vector<std::string> subdirectories(const std::string& dir) {
+  std::vector<std::string> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return out;
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != ".." && e->d_type == DT_DIR) out.push_back(dir + "/" + n);
+  }
+  ::closedir(d);
+  return out;
+}
+
+// SIGKILL for every process in `dir` and below (cgroup.kill first where the kernel has it, which
+// also catches processes forking meanwhile). Returns how many were seen.
+int kill_tree(const std::string& dir, bool top = true) {
+  int seen = 0;
+  if (top) write_file(dir + "/cgroup.kill", "1");
+  for (int round = 0; round < 3; ++round) {
+    std::string text;
+    if (!read_file(dir + "/cgroup.procs", &text)) break;
+    std::istringstream in(text);
+    pid_t pid;
+    int now = 0;
+    while (in >> pid) {
+      ++now;
+      ::kill(pid, SIGKILL);
+    }
+    if (round == 0) seen = now;
+    if (now == 0) break;
+  }
+  for (const std::string& sub : subdirectories(dir)) seen += kill_tree(sub, false);
+  return seen;
+}
+
+// rmdir of `dir`, children first; a cgroup whose last process is still exiting is busy for a
+// moment. Returns "" or what failed.
+std::string remove_tree(const std::string& dir) {
+  for (const std::string& sub : subdirectories(dir))
+    if (std::string err = remove_tree(sub); !err.empty()) return err;
+  int err = 0;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) return "";
+    err = errno;
+    if (err != EBUSY) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return "rmdir " + dir + ": " + std::strerror(err);
 }
 
 }  // namespace
+
+std::optional<BoxOwner> parse_box_name(const std::string& name) {
+  if (name.compare(0, 3, "kg-") != 0) return std::nullopt;
+  std::vector<std::string> parts;
+  std::istringstream in(name.substr(3));
+  std::string part;
+  while (std::getline(in, part, '-')) {
+    if (!all_digits(part)) return std::nullopt;
+    parts.push_back(part);
+  }
+  if (parts.size() != 2 && parts.size() != 4) return std::nullopt;
+  BoxOwner o;
+  try {
+    o.pid = static_cast<pid_t>(std::stol(parts[0]));
+    if (parts.size() == 4) {
+      o.start_ticks = std::stoull(parts[1]);
+      o.pid_ns = std::stoull(parts[2]);
+    }
+  } catch (...) {
+    return std::nullopt;
+  }
+  if (o.pid <= 0) return std::nullopt;
+  o.legacy = parts.size() == 2;
+  return o;
+}
+
+const BoxOwner& self_owner() {
+  static const BoxOwner me = [] {
+    BoxOwner o;
+    o.pid = ::getpid();
+    o.start_ticks = start_ticks_of("self").value_or(0);
+    struct stat st{};
+    if (::stat("/proc/self/ns/pid", &st) == 0) o.pid_ns = st.st_ino;
+    return o;
+  }();
+  return me;
+}
+
+bool owner_alive(const BoxOwner& owner) {
+  std::string pid = std::to_string(owner.pid);
+  if (owner.legacy) return ::kill(owner.pid, 0) == 0 || errno != ESRCH;
+  if (owner.pid_ns != self_owner().pid_ns) return true;
+  std::optional<unsigned long long> start = start_ticks_of(pid);
+  return start && *start == owner.start_ticks;
+}
+
+Sweep sweep_stale_in(const std::string& base) {
+  Sweep out;
+  for (const std::string& dir : subdirectories(base)) {
+    std::optional<BoxOwner> owner = parse_box_name(dir.substr(dir.rfind('/') + 1));
+    if (!owner || owner_alive(*owner)) continue;
+    // A legacy name carries no start time and no namespace: its pid may be another one's, so
+    // nothing in it is killed; a box with processes left then stays (rmdir refuses).
+    if (!owner->legacy) out.killed += kill_tree(dir);
+    if (std::string err = remove_tree(dir); err.empty()) out.removed.push_back(dir);
+    else out.failed.push_back(err);
+  }
+  return out;
+}
+
+Sweep sweep_stale() {
+  const Layout& L = layout();
+  Sweep all;
+  std::vector<std::string> done;
+  for (const std::string& base : {L.v2_base, L.v1_memory, L.v1_pids, L.v1_cpuacct}) {
+    if (base.empty() || std::find(done.begin(), done.end(), base) != done.end()) continue;
+    done.push_back(base);
+    Sweep s = sweep_stale_in(base);
+    all.removed.insert(all.removed.end(), s.removed.begin(), s.removed.end());
+    all.failed.insert(all.failed.end(), s.failed.begin(), s.failed.end());
+    all.killed += s.killed;
+  }
+  return all;
+}
+
+const Sweep& startup_sweep() {
+  static std::once_flag once;
+  static Sweep S;
+  std::call_once(once, [] {
+    S = sweep_stale();
+    // The operator learns of it once; a box that cannot be removed is named.
+    if (!S.removed.empty())
+      std::fprintf(stderr, "kernelgate sandbox: removed %zu stale box cgroup(s) of supervisors that are gone (%d process(es) killed)\n",
+                   S.removed.size(), S.killed);
+    for (const std::string& f : S.failed) std::fprintf(stderr, "kernelgate sandbox: stale box cgroup left: %s\n", f.c_str());
+  });
+  return S;
+}
 
 std::string describe_layout() {
   const Layout& L = layout();
@@ -209,6 +374,7 @@ std::string describe_layout() {
 
 std::unique_ptr<Cgroup> Cgroup::create(const Limits& limits) {
   const Layout& L = layout();
+  startup_sweep();
   std::unique_ptr<Cgroup> cg(new Cgroup());
   std::string name = unique_name();
   std::string mem_bytes = std::to_string(limits.memory_mb << 20);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -14,6 +15,35 @@ namespace kg::sandbox::cgroup {
 
 // Which hierarchy boxes use, for diagnostics ("cgroup2 at ...", or v1 paths and why not v2).
 std::string describe_layout();
+
+// The supervisor process that created a box cgroup. Box cgroups are named
+// kg-<pid>-<start>-<pidns>-<n>: the pid, its start time (/proc/<pid>/stat field 22, clock ticks
+// since boot) so that a reused pid is not taken for the owner, and the inode of its pid namespace
+// so that pids of another namespace are never judged.
+struct BoxOwner {
+  pid_t pid = 0;
+  unsigned long long start_ticks = 0;
+  unsigned long long pid_ns = 0;
+  bool legacy = false;  // an older kg-<pid>-<n> name: only the pid is known
+};
+std::optional<BoxOwner> parse_box_name(const std::string& name);
+// This process, as its boxes' names carry it.
+const BoxOwner& self_owner();
+// Whether the owner still runs. An owner of another pid namespace counts as alive (unknowable).
+bool owner_alive(const BoxOwner& owner);
+
+struct Sweep {
+  std::vector<std::string> removed;   // stale box cgroup directories removed
+  std::vector<std::string> failed;    // stale ones that could not be removed, with why
+  int killed = 0;                     // processes found in stale cgroups and killed
+};
+// Removes the box cgroups whose owner is gone from the directories where this process creates
+// its own boxes: kills what is still inside (cgroup.kill on v2, else SIGKILL per pid), then
+// removes the directories depth-first. Box cgroups of live supervisors are never touched.
+// Runs once per process before its first box (startup_sweep()); callable again.
+Sweep sweep_stale();
+Sweep sweep_stale_in(const std::string& base);
+const Sweep& startup_sweep();
 
 class Cgroup {
  public:
@@ -34,6 +64,7 @@ class Cgroup {
   long peak_memory_kb() const; // < 0 when unknown
   void kill_all();
   const std::string& describe() const { return what_; }
+  const std::vector<std::string>& directories() const { return dirs_; }
 
  private:
   Cgroup() = default;

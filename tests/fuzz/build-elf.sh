@@ -15,7 +15,7 @@ CXX="${CXX:-clang++}"
 "$CXX" -std=c++17 -g -O1 -fno-omit-frame-pointer \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$root/policies/include" -I"$root/policies/src" \
-  "$here/elf_fuzz.cc" "$root/policies/src/elf_symbols.cc" "$root/policies/src/rule_"*.cc "$root/policies/src/policy.cc" \
+  "$here/elf_fuzz.cc" "$root/policies/src/elf_symbols.cc" "$root/policies/src/x86_decode.cc" "$root/policies/src/rule_"*.cc "$root/policies/src/policy.cc" \
   -o "$out/elf_fuzz"
 seeds="$out/seeds_elf"
 src="$(mktemp -d)"

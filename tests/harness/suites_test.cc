@@ -172,7 +172,7 @@ TEST(SuiteData, MergesFilesAndBoundsSamplesPerOverload) {
          "Operator: aten.relu.default\ncnt: 3, ((T([2, 2], bf16),), {})\n";
   }
   setenv("KERNELGATE_DATA_DIR", dir.c_str(), 1);
-  std::vector<std::pair<std::string, std::string>> left;
+  LeftOut left;
   auto samples = data_suite_samples("traces", 8, &left);
   unsetenv("KERNELGATE_DATA_DIR");
   fs::remove_all(dir);
@@ -186,8 +186,8 @@ TEST(SuiteData, MergesFilesAndBoundsSamplesPerOverload) {
   EXPECT_EQ(kg::trace::format_spec(add[0].call), "((T([4, 8], f32, [1, 4]), 2), {'alpha': 0.5})");
   EXPECT_EQ(add[1].call.count, 156);
   EXPECT_EQ(add[2].call.count, 12);
-  ASSERT_EQ(left.size(), 1u);
-  EXPECT_EQ(left[0].first, "prims.convert_element_type.default");
+  ASSERT_EQ(left.entries.size(), 1u);
+  EXPECT_EQ(left.entries[0].first, "prims.convert_element_type.default");
   bool relu = false;
   for (auto& s : samples) relu |= s.op == "relu.default";
   EXPECT_TRUE(relu);

@@ -23,11 +23,6 @@ using namespace kg::loader::test;
 
 namespace {
 
-// A comment that makes a source's cache key new, for tests that need a cold build.
-std::string unique_tag() {
-  static std::mt19937_64 rng(std::random_device{}());
-  return "// unique " + std::to_string(rng()) + "\n";
-}
 
 bool torch_has_cuda() { return KG_TORCH_CUDA; }
 
@@ -152,6 +147,31 @@ TEST(BuildCpu, CompileErrorIsStructuredAndRelative) {
   EXPECT_EQ(r.log.find(KG_TEST_CACHE_DIR), std::string::npos) << "no cache paths in the log";
 }
 
+TEST(BuildCpu, UndefinedReferenceIsTheLinkersLine) {
+  TempDir d;
+  OpFolder op = make_op(d.path, "relu.default",
+                        {{"relu__default_implementation.cpp",
+                          "#include <ATen/ATen.h>\nat::Tensor helper_defined_nowhere(const at::Tensor& x);\n"
+                          "at::Tensor relu__default_kernel_impl(const at::Tensor& self) { return helper_defined_nowhere(self); }\n"}});
+  BuildResult r = build(op, options(d.path));
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.error.rfind("link failed: undefined reference to ", 0), 0u) << r.error << "\n" << r.log;
+  EXPECT_NE(r.error.find("helper_defined_nowhere(at::Tensor const&)"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("(in relu__default_kernel_impl(at::Tensor const&))"), std::string::npos) << r.error;
+  EXPECT_EQ(r.error.find("expected signature"), std::string::npos) << "the entry point is there: " << r.error;
+}
+
+TEST(BuildCpu, MisnamedEntryPointIsAnUndefinedReferenceWithTheExpectedSignature) {
+  TempDir d;
+  OpFolder op = make_op(d.path, "relu.default",
+                        {{"relu__default_implementation.cpp",
+                          "#include <ATen/ATen.h>\nat::Tensor relu_kernel_impl(const at::Tensor& self) { return self.clamp_min(0); }\n"}});
+  BuildResult r = build(op, options(d.path));
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("relu__default_kernel_impl"), std::string::npos) << r.error << "\n" << r.log;
+  EXPECT_NE(r.error.find("expected signature: at::Tensor relu__default_kernel_impl(const at::Tensor& self)"), std::string::npos) << r.error;
+}
+
 TEST(BuildCpu, IncludingAHostFileFailsInTheSandbox) {
   // The compile child sees the toolchain, headers and the op folder (as a copy), nothing else.
   TempDir d;
@@ -178,6 +198,19 @@ TEST(BuildDiagnostics, ParsesGccAndEdgForms) {
   EXPECT_EQ(ds[1].column, 10);
   EXPECT_EQ(ds[1].severity, "error");
   EXPECT_EQ(ds[2].severity, "warning");
+}
+
+TEST(BuildDiagnostics, LinkerComplaintInGoldAndBfdForms) {
+  EXPECT_EQ(linker_complaint("/tmp/ccA.o:kg_glue.cc:function g(at::Tensor const&): error: undefined reference to 'f(int)'\n"
+                             "collect2: error: ld returned 1 exit status\n"),
+            "undefined reference to 'f(int)' (in g(at::Tensor const&))");
+  EXPECT_EQ(linker_complaint("/usr/bin/ld: /tmp/ccB.o: in function `g(at::Tensor const&)':\n"
+                             "kg_glue.cc:(.text+0x1d): undefined reference to `f(int)'\n"
+                             "collect2: error: ld returned 1 exit status\n"),
+            "undefined reference to `f(int)' (in g(at::Tensor const&))");
+  EXPECT_EQ(linker_complaint("/usr/bin/ld: cannot find -lnothere: No such file or directory\ncollect2: error: ld returned 1 exit status\n"),
+            "/usr/bin/ld: cannot find -lnothere: No such file or directory");
+  EXPECT_EQ(linker_complaint("kg_glue.cc:3:1: error: expected ';'\n"), "");
 }
 
 TEST(BuildDiagnostics, AreCapped) {

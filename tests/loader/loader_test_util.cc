@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -64,6 +65,11 @@ std::string all_diagnostics(const BuildResult& r) {
   for (const auto& d : r.diagnostics)
     s += d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + d.severity + ": " + d.message + "\n";
   return s + r.log.substr(0, 4000);
+}
+
+std::string unique_tag() {
+  static std::mt19937_64 rng(std::random_device{}());
+  return "// unique " + std::to_string(rng()) + "\n";
 }
 
 }  // namespace kg::loader::test

@@ -24,5 +24,7 @@ bool gpu_available();
 std::string example_dir(const std::string& rel);  // KG_TEST_SOURCE_DIR/examples/rel
 std::string read(const std::string& path);
 std::string all_diagnostics(const BuildResult& r);
+// A comment that makes a source's cache key new, for tests that need a cold build.
+std::string unique_tag();
 
 }  // namespace kg::loader::test

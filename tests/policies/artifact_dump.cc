@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
     for (const auto& s : info.imports) std::cout << "import " << kg::policy::demangle(s) << "\t" << s << "\n";
     for (const auto& s : info.exports) std::cout << "export " << kg::policy::demangle(s) << "\t" << s << "\n";
     for (const auto& s : info.library_strings) std::cout << "string " << s << "\n";
+    for (const auto& c : info.counter_reads) std::cout << "counter " << c << "\n";
     std::cout << "textrel " << info.textrel << " wx " << info.wx_segment << " execstack " << info.exec_stack
               << " init_array " << info.init_array_size << "\n";
     const auto pol = kg::policy::load(argc > 3 ? argv[3] : "competition");

@@ -47,6 +47,16 @@ bool have_gpu() {
   return fs::exists("/dev/nvidiactl", ec);
 }
 
+// Why this build's kernelgate cannot build the cuda kind ("" when it can): it was configured
+// without a CUDA toolkit (KG_TEST_NVCC empty) or that toolkit's nvcc is gone.
+std::string cuda_kind_missing() {
+  const std::string nvcc = KG_TEST_NVCC;
+  if (nvcc.empty()) return "kernelgate was built without a CUDA toolkit";
+  std::error_code ec;
+  if (!fs::exists(nvcc, ec)) return "no " + nvcc;
+  return "";
+}
+
 std::vector<std::string> corpus(const Corpus& c) {
   std::vector<std::string> names;
   std::error_code ec;
@@ -141,6 +151,10 @@ void check_entry(const Corpus& c, const std::string& name) {
   const std::string dir = c.root() + "/" + name;
   const Expect e = read_expect(dir);
   if (!e.known_gap.empty()) GTEST_SKIP() << "known gap, not caught yet (" << e.rule << "): " << e.known_gap;
+  if (c.cuda) {
+    if (const std::string missing = cuda_kind_missing(); !missing.empty())
+      GTEST_SKIP() << "the cuda kind is unavailable (" << missing << "): judged where the CUDA toolkit is";
+  }
   if (c.cuda && !have_gpu()) {
     if (!c.exploit) GTEST_SKIP() << "an honest cuda kernel is judged on a GPU (tools/gpu-check); no GPU here";
     if (e.detected_by != "static") GTEST_SKIP() << "caught at run time on a GPU (tools/gpu-check); no GPU here";

@@ -81,9 +81,9 @@ TEST(PolicyErrors, WrongTypeForName) {
 
 TEST(PolicyErrors, NegativeTolerance) {
   EXPECT_POLICY_ERROR("[tolerance.f32]\natol = 1e-5\nrtol = -1e-6\n", "bad.toml:3:8:", "key 'tolerance.f32.rtol'",
-                      ">= 0");
+                      "-1e-06 is out of range (0 <= x <= 1e+09)");
   EXPECT_POLICY_ERROR("[op.\"mm.default\".f32]\natol = -1\n", "bad.toml:2:8:", "key 'op.\"mm.default\".f32.atol'",
-                      ">= 0");
+                      "-1 is out of range (0 <= x");
 }
 
 TEST(PolicyErrors, NonFiniteTolerance) {
@@ -131,9 +131,10 @@ TEST(PolicyErrors, Ranges) {
   EXPECT_POLICY_ERROR("[trials]\ncorrectness = 0\n", "bad.toml:2:15:", "key 'trials.correctness'", "between 1 and");
   EXPECT_POLICY_ERROR("[timing]\nmin_reps = 10\nmax_reps = 5\n", "bad.toml:3:12:", "key 'timing.max_reps'",
                       "below min_reps");
-  EXPECT_POLICY_ERROR("[limits]\nrun_memory_mb = 0\n", "bad.toml:2:17:", "key 'limits.run_memory_mb'", "> 0");
-  EXPECT_POLICY_ERROR("[timing]\nmin_seconds = -0.5\n", "bad.toml:2:15:", "key 'timing.min_seconds'", ">= 0");
+  EXPECT_POLICY_ERROR("[limits]\nrun_memory_mb = 0\n", "bad.toml:2:17:", "key 'limits.run_memory_mb'", "0 is out of range (1 <= x");
+  EXPECT_POLICY_ERROR("[timing]\nmin_seconds = -0.5\n", "bad.toml:2:15:", "key 'timing.min_seconds'", "-0.5 is out of range (0 <= x");
   EXPECT_POLICY_ERROR("[timing]\nrotation_mib = -1\n", "bad.toml:2:16:", "key 'timing.rotation_mib'", "between 0 and");
+  EXPECT_POLICY_ERROR("[limits]\ncache_artifact_mb = 0\n", "bad.toml:2:21:", "key 'limits.cache_artifact_mb'", "between 1 and");
   EXPECT_POLICY_ERROR("[trials]\ncorrectness = 99999999999\n", "bad.toml:2:15:", "between 1 and");
   EXPECT_POLICY_ERROR("name = \"\"\n", "bad.toml:1:8:", "key 'name'", "must not be empty");
 }

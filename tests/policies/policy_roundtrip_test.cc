@@ -34,7 +34,7 @@ TEST(PolicyRoundTrip, AwkwardValues) {
   p.description = "line one\nline two\ttab \x01 control, unicode: \xc3\xa9\xe2\x9c\x93";
   p.tolerances["f32"] = {0.1 + 0.2, 1.0 / 3.0};                        // not short in decimal
   p.tolerances["f64"] = {std::numeric_limits<double>::denorm_min(), 0};  // smallest and zero
-  p.tolerances["bf16"] = {1e300, std::nextafter(1e-2, 1.0)};
+  p.tolerances["bf16"] = {1e9, std::nextafter(1e-2, 1.0)};  // the largest tolerance
   p.op_tolerances["_softmax.default"]["f32"] = {1e-5, 1e-4};
   p.op_tolerances["add_.Tensor"]["c64"] = {7, 0.5};
   p.rules["impossible_speed"] = Action::Flag;
@@ -48,9 +48,10 @@ TEST(PolicyRoundTrip, AwkwardValues) {
   p.timing_min_seconds = 0;
   p.timing_rotation_mib = 0;
   p.compile_time_s = 60;  // integral doubles must print as floats
-  p.compile_memory_mb = 1e9;
+  p.compile_memory_mb = 16777216;  // the largest memory limit
   p.run_call_time_s = 0.001;
   p.run_memory_mb = 123.456;
+  p.cache_artifact_mb = 7;
   expect_round_trip(p);
 }
 

@@ -540,10 +540,11 @@ TEST(SandboxAttackA12, UnprivilegedSupervisorRunningASetuidRootBinaryGainsNothin
   write_file(copy, read_file(attack("caps_report")));
   ASSERT_EQ(::chmod(copy.c_str(), 04755), 0);
   std::string json = d / "rec.json";
-  ::chmod(d.path().c_str(), 0777);
-  std::string cmd = "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups " + std::string(KG_SANDBOX_CLI) +
-                    " --ro " + KG_ATTACK_DIR + " --ro " + d.path() + " --json " + json + " -- " + attack("setuid_exec") +
-                    " " + copy + " > " + d.path() + "/out.txt 2>&1";
+  ASSERT_EQ(::chmod(d.path().c_str(), 0777), 0);
+  // nobody runs copies from d: the build tree itself may not be reachable for that user.
+  const std::string cli = stage_binary(d, KG_SANDBOX_CLI), setuid_exec = stage_binary(d, attack("setuid_exec"));
+  std::string cmd = "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups " + cli + " --ro " + d.path() +
+                    " --json " + json + " -- " + setuid_exec + " " + copy + " > " + d.path() + "/out.txt 2>&1";
   int rc = std::system(cmd.c_str());
   std::string out = read_file(d / "out.txt"), rec = read_file(json);
   EXPECT_EQ(WEXITSTATUS(rc), 0) << out << rec;

@@ -265,8 +265,9 @@ TEST(SandboxControl, AuditModeListsInsteadOfKilling) {
 TEST(SandboxControl, UnprivilegedSupervisorWorks) {
   if (::geteuid() != 0 || ::access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "needs root (to drop) and setpriv";
   TempDir d;
-  ::chmod(d.path().c_str(), 0777);
-  std::string cmd = "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups " + std::string(KG_SANDBOX_CLI) +
+  ASSERT_EQ(::chmod(d.path().c_str(), 0777), 0);
+  // nobody runs a copy from d: the build tree itself may not be reachable for that user.
+  std::string cmd = "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups " + stage_binary(d, KG_SANDBOX_CLI) +
                     " --profile compile --json " + (d / "rec.json") + " -- /bin/sh -c 'id -u; echo x > /tmp/f; cat /tmp/f' > " +
                     (d / "out.txt") + " 2>&1";
   int rc = std::system(cmd.c_str());

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <dirent.h>
+#include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -137,6 +138,15 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// A copy of a build-tree binary in `dir` (mode 0755), for a test that runs it as an unprivileged
+// user: the build tree may sit where only root can enter (a checkout in /root, mode 0700).
+inline std::string stage_binary(const TempDir& dir, const std::string& binary) {
+  const std::string copy = dir / binary.substr(binary.rfind('/') + 1);
+  write_file(copy, read_file(binary));
+  if (::chmod(copy.c_str(), 0755) != 0) ADD_FAILURE() << "chmod " << copy << ": " << std::strerror(errno);
+  return copy;
+}
 
 // Snapshot of a host file: content, mode, mtime.
 struct Snapshot {

@@ -105,7 +105,12 @@ std::vector<Sample> suite_samples(const std::string& suite, const std::string& o
 std::vector<std::string> suite_ops(const std::string& suite);
 // Ops a suite's data or generators name that it leaves out, each with the reason (not in the
 // linked libtorch, random or uninitialised reference, another namespace).
+// Each sample a data suite leaves out is listed too, named "op at file:line": calls past the
+// 2^26-element bound and calls no tensor can be built for (see unmaterialisable_reason).
 std::vector<std::pair<std::string, std::string>> suite_left_out(const std::string& suite);
+// The samples of `op` a data suite leaves out because no tensor can be built for them: the call's
+// text and "file:line: why". The evaluator reports them as skipped, the sample's fault.
+std::vector<std::pair<std::string, std::string>> suite_unbuildable_samples(const std::string& suite, const std::string& op);
 // Whether a suite name is a path: a trace file or a directory of them (it has a '/' or ends in .txt).
 bool suite_is_path(const std::string& suite);
 // One line describing a suite (for `kernelgate ops`); "" for an unknown suite.
@@ -117,6 +122,13 @@ std::string suite_description(const std::string& suite);
 struct UnsatisfiableSample : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// Why no tensor of this spec can be built ("" when one can): an unknown dtype, a negative size
+// or stride, or sizes and strides whose element count, byte strides or spanned storage overflow
+// int64 (`T([0, 4611686018427387904], f32)` is empty, yet its first stride in bytes is 2^64). It
+// is the sample's fault: make_inputs throws UnsatisfiableSample with it, and the data suites
+// leave such a sample out with its file and line.
+std::string unmaterialisable_reason(const trace::TensorSpec& spec);
 
 // Draws concrete arguments for `schema` from a sample. Deterministic in (seed, sample index).
 // Positional args come from the spec, keyword args by name, the rest from schema defaults.
@@ -233,12 +245,16 @@ struct OpResult {
   std::vector<Violation> violations;
   std::vector<Timing> timings;
   std::optional<double> speedup;   // geomean over the timed samples; never for a wrong op
+  // Why timing stopped short without a failure of the kernel's (the eager reference's runner
+  // died or could not start): the speedup is then null. "" otherwise.
+  std::string timing_skipped;
   // --tolerance-sweep: atol=rtol value -> samples passing at it.
   std::map<std::string, int> sweep_passed;
   std::string error;       // for verdict "error": what went wrong (build error, no such op)
   std::string build_log;
   double build_s = 0;
   bool build_cache_hit = false;          // the artifact came from the build cache
+  std::string build_cache_rejected;      // a cache entry failed its digest check and was rebuilt: why
   std::vector<std::string> build_notes;  // how the build ran (loader::BuildResult::notes)
   double eval_s = 0;
   // Failure concentration: trait name -> failures with that trait.

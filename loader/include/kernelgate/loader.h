@@ -43,7 +43,8 @@ struct ScanResult {
   // Folders that look like op folders but cannot be used (no source, bad name): folder -> problem.
   std::vector<std::pair<std::string, std::string>> problems;
 };
-// Throws std::runtime_error when `dir` is not a readable directory.
+// Throws std::runtime_error when `dir` is not a readable directory (`dir` itself may be a
+// symbolic link; nothing inside it is followed: docs/submissions.md).
 ScanResult scan_submission(const std::string& dir);
 
 // Resolves "relu.default" to its aten schema. Throws std::runtime_error naming the op when the
@@ -80,6 +81,12 @@ struct BuildOptions {
   // The content-addressed build cache (docs/loader.md, "Cache"): a hit skips the compiler.
   bool use_cache = true;
   std::string cache_dir;         // default: cache_root()/builds ($KERNELGATE_CACHE)
+  // The whole build cache is kept within this many bytes by evicting least recently used
+  // entries after a publish; 0: $KERNELGATE_CACHE_MAX_MB, else 4 GiB.
+  uint64_t cache_max_bytes = 0;
+  // A build whose outputs are larger than this is used once and not cached (policy
+  // limits.cache_artifact_mb).
+  uint64_t cache_artifact_max_bytes = uint64_t{64} << 20;
   // Target of the cuda and nvrtc kinds: "sm_90" (H200) unless set here or by $KERNELGATE_CUDA_ARCH.
   std::string cuda_arch;
   // cuda kind: run nvcc as one process instead of its host and device chains side by side
@@ -99,9 +106,16 @@ struct BuildResult {
   Kind kind = Kind::Cpu;
   bool cache_hit = false;
   std::string cache_key;         // SHA-256 of everything that changes the artifact
+  // Why a cache entry of this key was found not to match the digests kernelgate recorded for
+  // it and was removed (the artifact was then rebuilt); "" when none was.
+  std::string cache_rejected;
+  // A build too large to cache (BuildOptions::cache_artifact_max_bytes): its folder, to remove
+  // once the artifact has been used (remove_uncached()); "" otherwise.
+  std::string uncached_dir;
   std::string launch_file;       // nvrtc: the normalised launch table beside the cubin
   // How a cuda-kind build ran when it left its fast path or took it ("host prefix precompiled",
-  // "all of ATen: ...", "nvcc whole: ..."); empty for a cache hit.
+  // "all of ATen: ...", "nvcc whole: ...", "not cached: ..."); for a cache hit only a toolchain
+  // entry (prelude, host prefix, dry run) found altered and rebuilt.
   std::vector<std::string> notes;
   // Where a cuda-kind build's time went, as its build script timed it: (step, seconds) for glue,
   // host-chain, device-chain, host-compile (or nvcc when run whole), link, then script (first
@@ -112,10 +126,16 @@ constexpr size_t kMaxDiagnostics = 200;
 constexpr size_t kMaxBuildLog = 64 * 1024;
 
 BuildResult build(const OpFolder& op, const BuildOptions& options);
+// Removes a build's uncached_dir (no-op when it is cached); call when the artifact is done with.
+void remove_uncached(const BuildResult& built);
 
 // Parses gcc style ("file:line:col: error: message") and nvcc/NVRTC (EDG) style
 // ("file(line): error: message") diagnostics; `strip_prefix` is removed from file names.
 std::vector<Diagnostic> parse_diagnostics(const std::string& text, const std::string& strip_prefix);
+// The linker's complaint in a build log as one line ("undefined reference to 'f()' (in g())", from
+// gold's or ld.bfd's output; a multiple definition likewise; else ld's or collect2's first line),
+// "" when there is none. A failed build whose log has no compiler error says this instead.
+std::string linker_complaint(const std::string& log);
 
 // Whether this kernelgate can build a kind here ("" when it can, else why not).
 std::string kind_unavailable(Kind kind);

@@ -5,6 +5,7 @@
 // the Policy struct below, parsed once; a bad file is a PolicyError naming file, line and key.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -54,6 +55,7 @@ struct Policy {
   double compile_memory_mb = 4096;
   double run_call_time_s = 20;    // per call to the runner
   double run_memory_mb = 8192;
+  int cache_artifact_mb = 64;     // a build output larger than this is used once, not cached
 
   // Tolerance for `op` on dtype `dtype` (short name): op override, then dtype default,
   // then a built-in default no looser than PyTorch's testing defaults. `op` is the overload as
@@ -88,6 +90,9 @@ Policy parse(const std::string& text, const std::string& source);
 
 // Rule ids this build knows (THREATS.md section B), for validating profiles.
 const std::vector<std::string>& known_rules();
+
+// The largest policy file `load` reads; it must be a regular file (no FIFO, device or directory).
+inline constexpr std::size_t kMaxPolicyBytes = std::size_t{1} << 20;
 
 // The profile `load("")` and `kernelgate policy show` use when none is named.
 inline constexpr const char* kDefaultProfile = "competition";

@@ -46,6 +46,10 @@ struct ArtifactInfo {
   // Printable strings (>= 6 chars) found in the file that name a vendor library or one of its
   // entry points ("libopenblas.so.0", "cblas_sgemm"): the argument of a dlopen/dlsym.
   std::vector<std::string> library_strings;
+  // Instructions in the executable segments that read the time-stamp or performance counters
+  // ("rdtsc at 0x1139 (relu__default_kernel_impl+0x9)"; x86-64 rdtsc/rdtscp/rdpmc, aarch64 mrs of
+  // cntvct_el0/cntpct_el0), found by decoding the code as the CPU would (policies/src/x86_decode.h).
+  std::vector<std::string> counter_reads;
 };
 
 // Reads the file at `so_path` (at most 1 GiB). Throws std::runtime_error naming the file and the

@@ -1,0 +1,162 @@
+// A runner killed with SIGKILL from outside while `kernelgate eval` times an op: results.json says
+// what happened. The eager reference's runner: the op keeps its verdict, has no speedup and
+// `timing_skipped` names the signal. The kernel's runner: a crash failure naming the signal and the
+// timed calls. Control: the same evaluation undisturbed is timed.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "e2e_util.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace kg::e2e;
+
+namespace {
+
+// The correct relu of the bundled examples, as a one-op submission.
+fs::path relu_submission(const std::string& name) {
+  fs::path sub = temp_dir("death-" + name);
+  const std::string folder = "relu__default";
+  fs::create_directories(sub / folder);
+  fs::copy_file(fs::path(KG_SOURCE_DIR) / "examples/correct" / folder / (folder + "_implementation.cpp"),
+                sub / folder / (folder + "_implementation.cpp"));
+  return sub;
+}
+
+pid_t start_eval(const fs::path& sub, const fs::path& out) {
+  const std::string log = (out / "kernelgate.log").string();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::execl(KG_BINARY, KG_BINARY, "eval", sub.c_str(), "--seed", "5", "--out", out.c_str(), nullptr);
+    ::_exit(127);
+  }
+  return pid;
+}
+
+std::string status_field(pid_t pid, const std::string& key) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.compare(0, key.size() + 1, key + ":") == 0) {
+      std::istringstream in(line.substr(key.size() + 1));
+      std::string v;
+      in >> v;
+      return v;
+    }
+  return "";
+}
+
+// kg-runner processes of `supervisor` (runner -> box init -> supervisor), by host pid.
+std::vector<pid_t> runners_of(pid_t supervisor) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::error_code ec2;
+    if (fs::read_symlink(e.path() / "exe", ec2).filename() != "kg-runner") continue;
+    const pid_t pid = std::atoi(name.c_str());
+    const std::string init = status_field(pid, "PPid");
+    if (!init.empty() && status_field(std::atoi(init.c_str()), "PPid") == std::to_string(supervisor)) out.push_back(pid);
+  }
+  return out;
+}
+
+// Waits for the eager reference's runner: a second runner appearing while the kernel's first one
+// still runs (a correct kernel's runner is never replaced). Returns {kernel's, eager} or {-1, -1}.
+std::pair<pid_t, pid_t> wait_for_eager(pid_t supervisor) {
+  pid_t kernel = -1;
+  for (int i = 0; i < 120000; ++i) {
+    std::vector<pid_t> now = runners_of(supervisor);
+    if (kernel < 0 && now.size() == 1) kernel = now.front();
+    if (kernel > 0)
+      for (pid_t p : now)
+        if (p != kernel) return {kernel, p};
+    int st;
+    if (::waitpid(supervisor, &st, WNOHANG) == supervisor) return {-1, -1};
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return {-1, -1};
+}
+
+json finish(pid_t supervisor, const fs::path& out, int* status) {
+  int st = 0;
+  ::waitpid(supervisor, &st, 0);
+  *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  std::ifstream f(out / "results.json");
+  EXPECT_TRUE(f.good()) << "no results.json; log:\n" << read(out / "kernelgate.log");
+  return f.good() ? json::parse(f) : json();
+}
+
+}  // namespace
+
+TEST(E2ERunnerDeath, EagerRunnerKilledDuringTimingKeepsTheVerdictAndSaysWhyThereIsNoSpeedup) {
+  const fs::path sub = relu_submission("eager"), out = temp_dir("death-eager-out");
+  const pid_t kg = start_eval(sub, out);
+  auto [kernel, eager] = wait_for_eager(kg);
+  ASSERT_GT(eager, 0) << "no eager runner seen; log:\n" << read(out / "kernelgate.log");
+  ASSERT_EQ(::kill(eager, SIGKILL), 0);
+  int status = 0;
+  json res = finish(kg, out, &status);
+  ASSERT_TRUE(res.is_object());
+  const json& op = res["ops"][0];
+  std::printf("timing_skipped: %s\n", op.value("timing_skipped", std::string("(absent)")).c_str());
+  EXPECT_EQ(op["verdict"], "pass") << op.dump(2);
+  EXPECT_EQ(status, 0);
+  EXPECT_TRUE(op["speedup"].is_null()) << op.dump(2);
+  ASSERT_TRUE(op.contains("timing_skipped")) << op.dump(2);
+  const std::string why = op["timing_skipped"];
+  EXPECT_NE(why.find("eager reference's runner"), std::string::npos) << why;
+  EXPECT_NE(why.find("killed by SIGKILL"), std::string::npos) << why;
+}
+
+TEST(E2ERunnerDeath, KernelsRunnerKilledDuringTimingIsACrashNamingTheSignalAndThePhase) {
+  const fs::path sub = relu_submission("kernel"), out = temp_dir("death-kernel-out");
+  const pid_t kg = start_eval(sub, out);
+  auto [kernel, eager] = wait_for_eager(kg);
+  ASSERT_GT(kernel, 0) << "no runners seen; log:\n" << read(out / "kernelgate.log");
+  ASSERT_EQ(::kill(kernel, SIGKILL), 0);
+  int status = 0;
+  json res = finish(kg, out, &status);
+  ASSERT_TRUE(res.is_object());
+  const json& op = res["ops"][0];
+  EXPECT_EQ(op["verdict"], "fail") << op.dump(2);
+  EXPECT_EQ(status, 1);
+  ASSERT_FALSE(op["failures"].empty()) << op.dump(2);
+  const json& f = op["failures"][0];
+  const std::string message = f["evidence"].value("message", std::string());
+  std::printf("failure: %s: %s\n", f["category"].get<std::string>().c_str(), message.c_str());
+  EXPECT_EQ(f["category"], "crash");
+  EXPECT_NE(message.find("the runner was killed by SIGKILL during the timed calls"), std::string::npos) << f.dump(2);
+}
+
+TEST(E2ERunnerDeath, ControlAnUndisturbedEvaluationIsTimed) {
+  const fs::path sub = relu_submission("control"), out = temp_dir("death-control-out");
+  const pid_t kg = start_eval(sub, out);
+  int status = 0;
+  json res = finish(kg, out, &status);
+  ASSERT_TRUE(res.is_object());
+  const json& op = res["ops"][0];
+  EXPECT_EQ(op["verdict"], "pass") << op.dump(2);
+  EXPECT_TRUE(op["speedup"].is_number()) << op.dump(2);
+  EXPECT_FALSE(op["timing"].empty());
+  EXPECT_FALSE(op.contains("timing_skipped")) << op.dump(2);
+}
