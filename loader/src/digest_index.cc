@@ -30,7 +30,6 @@ constexpr const char* kHeader = "kernelgate-index 2";
 std::mutex g_mu;
 std::set<std::string> g_index_dirs;  // every index folder this process used
 using Identity = std::tuple<dev_t, ino_t, off_t, long, long, long, long>;
-std::map<Identity, std::string> g_hashed;  // files hashed by this process, by what stat says of them
 
 Identity identity_of(const struct stat& st) {
   return {st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec};
@@ -51,17 +50,10 @@ void remember(const std::string& index_dir) {
 }
 
 std::string digest(const std::string& path, const struct stat& before) {
-  const Identity id = identity_of(before);
-  {
-    std::lock_guard<std::mutex> lock(g_mu);
-    if (auto it = g_hashed.find(id); it != g_hashed.end()) return it->second;
-  }
   std::string h = sha256_file(path);
   struct stat after {};
   if (h.empty() || ::lstat(path.c_str(), &after) != 0) throw std::runtime_error(path + ": cannot read");
-  if (identity_of(after) != id) throw std::runtime_error(path + ": changed while it was hashed");
-  std::lock_guard<std::mutex> lock(g_mu);
-  g_hashed[id] = h;
+  if (identity_of(after) != identity_of(before)) throw std::runtime_error(path + ": changed while it was hashed");
   return h;
 }
 

@@ -27,8 +27,8 @@ struct Listing {
 };
 
 // Every file under `dir`, hashed. Throws when it holds a symbolic link, FIFO, device or socket.
-// A file unchanged since it was hashed (same device, inode, size, mtime and ctime) is not read
-// again: by this process, or when `recorded` (the index's listing) names it with that identity.
+// A file that `recorded` (the index's listing) names with the identity it has now (same device,
+// inode, size, mtime and ctime) is not read again: its recorded digest stands.
 // The prelude is hundreds of MB (1.2 s to hash) and every build checks it.
 Listing take(const std::string& dir, const Listing* recorded = nullptr);
 // Writes <index_dir>/<name> atomically (temp file + rename). Creates index_dir (private).

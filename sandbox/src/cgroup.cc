@@ -236,23 +236,42 @@ std::vector<std::string> subdirectories(const std::string& dir) {
   return out;
 }
 
+// SIGKILL for every pid listed in `dir`/cgroup.procs: how many were listed, -1 when unreadable.
+int kill_procs(const std::string& dir) {
+  std::string text;
+  if (!read_file(dir + "/cgroup.procs", &text)) return -1;
+  std::istringstream in(text);
+  pid_t pid;
+  int n = 0;
+  while (in >> pid) {
+    ++n;
+    ::kill(pid, SIGKILL);
+  }
+  return n;
+}
+
+// rmdir of an empty cgroup, retried while it is busy (its last process still exiting), at most
+// `attempts` times a millisecond apart. 0 when it is gone, else the errno.
+int rmdir_when_idle(const std::string& dir, int attempts) {
+  int err = 0;
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) return 0;
+    err = errno;
+    if (err != EBUSY) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return err;
+}
+
 // SIGKILL for every process in `dir` and below (cgroup.kill first where the kernel has it, which
 // also catches processes forking meanwhile). Returns how many were seen.
 int kill_tree(const std::string& dir, bool top = true) {
   int seen = 0;
   if (top) write_file(dir + "/cgroup.kill", "1");
   for (int round = 0; round < 3; ++round) {
-    std::string text;
-    if (!read_file(dir + "/cgroup.procs", &text)) break;
-    std::istringstream in(text);
-    pid_t pid;
-    int now = 0;
-    while (in >> pid) {
-      ++now;
-      ::kill(pid, SIGKILL);
-    }
-    if (round == 0) seen = now;
-    if (now == 0) break;
+    const int now = kill_procs(dir);
+    if (round == 0) seen = std::max(now, 0);
+    if (now <= 0) break;
   }
   for (const std::string& sub : subdirectories(dir)) seen += kill_tree(sub, false);
   return seen;
@@ -263,14 +282,8 @@ int kill_tree(const std::string& dir, bool top = true) {
 std::string remove_tree(const std::string& dir) {
   for (const std::string& sub : subdirectories(dir))
     if (std::string err = remove_tree(sub); !err.empty()) return err;
-  int err = 0;
-  for (int attempt = 0; attempt < 1000; ++attempt) {
-    if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) return "";
-    err = errno;
-    if (err != EBUSY) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return "rmdir " + dir + ": " + std::strerror(err);
+  const int err = rmdir_when_idle(dir, 1000);
+  return err ? "rmdir " + dir + ": " + std::strerror(err) : "";
 }
 
 }  // namespace
@@ -416,13 +429,7 @@ std::unique_ptr<Cgroup> Cgroup::create(const Limits& limits) {
 
 Cgroup::~Cgroup() {
   kill_all();
-  for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it) {
-    for (int attempt = 0; attempt < 200; ++attempt) {
-      if (::rmdir(it->c_str()) == 0 || errno == ENOENT) break;
-      if (errno != EBUSY) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
+  for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it) rmdir_when_idle(*it, 200);
 }
 
 void Cgroup::attach(pid_t pid) {
@@ -460,16 +467,7 @@ void Cgroup::kill_all() {
   if (v2_ && write_file(dirs_[0] + "/cgroup.kill", "1")) return;
   for (int round = 0; round < 3; ++round) {
     bool any = false;
-    for (const std::string& dir : dirs_) {
-      std::string text;
-      if (!read_file(dir + "/cgroup.procs", &text)) continue;
-      std::istringstream in(text);
-      pid_t pid;
-      while (in >> pid) {
-        any = true;
-        ::kill(pid, SIGKILL);
-      }
-    }
+    for (const std::string& dir : dirs_) any |= kill_procs(dir) > 0;
     if (!any) return;
   }
 }

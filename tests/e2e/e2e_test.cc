@@ -17,16 +17,6 @@ using namespace kg::e2e;
 
 namespace {
 
-// Why this build's kernelgate cannot build the cuda kind ("" when it can): it was configured
-// without a CUDA toolkit (KG_TEST_NVCC empty) or that toolkit's nvcc is gone.
-std::string cuda_kind_missing() {
-  const std::string nvcc = KG_TEST_NVCC;
-  if (nvcc.empty()) return "kernelgate was built without a CUDA toolkit";
-  std::error_code ec;
-  if (!fs::exists(nvcc, ec)) return "no " + nvcc;
-  return "";
-}
-
 bool has_category(const json& op, const std::string& cat) {
   for (const auto& f : op["failures"])
     if (f["category"] == cat) return true;

@@ -1,5 +1,6 @@
 // What the end-to-end tests share: the kernelgate binary (KG_BINARY, from each target) run through
-// the shell, scratch directories and files, and results.json.
+// the shell, scratch directories and files, results.json, and whether the cuda kind can be built
+// (KG_TEST_NVCC). The corpus tests (tests/policies) use it too.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -70,6 +71,16 @@ inline const nlohmann::json* find_op(const nlohmann::json& results, const std::s
   for (const auto& o : results["ops"])
     if (o["op"] == op) return &o;
   return nullptr;
+}
+
+// Why this build's kernelgate cannot build the cuda kind ("" when it can): it was configured
+// without a CUDA toolkit (KG_TEST_NVCC empty) or that toolkit's nvcc is gone.
+inline std::string cuda_kind_missing() {
+  const std::string nvcc = KG_TEST_NVCC;
+  if (nvcc.empty()) return "kernelgate was built without a CUDA toolkit";
+  std::error_code ec;
+  if (!std::filesystem::exists(nvcc, ec)) return "no " + nvcc;
+  return "";
 }
 
 }  // namespace kg::e2e

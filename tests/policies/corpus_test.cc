@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "../e2e/e2e_util.h"
 #include "kernelgate/policy.h"
 
 namespace fs = std::filesystem;
@@ -45,16 +46,6 @@ const Corpus kExploitCorpus{"exploits", true, false}, kLegitCorpus{"legit", fals
 bool have_gpu() {
   std::error_code ec;
   return fs::exists("/dev/nvidiactl", ec);
-}
-
-// Why this build's kernelgate cannot build the cuda kind ("" when it can): it was configured
-// without a CUDA toolkit (KG_TEST_NVCC empty) or that toolkit's nvcc is gone.
-std::string cuda_kind_missing() {
-  const std::string nvcc = KG_TEST_NVCC;
-  if (nvcc.empty()) return "kernelgate was built without a CUDA toolkit";
-  std::error_code ec;
-  if (!fs::exists(nvcc, ec)) return "no " + nvcc;
-  return "";
 }
 
 std::vector<std::string> corpus(const Corpus& c) {
@@ -152,7 +143,7 @@ void check_entry(const Corpus& c, const std::string& name) {
   const Expect e = read_expect(dir);
   if (!e.known_gap.empty()) GTEST_SKIP() << "known gap, not caught yet (" << e.rule << "): " << e.known_gap;
   if (c.cuda) {
-    if (const std::string missing = cuda_kind_missing(); !missing.empty())
+    if (const std::string missing = kg::e2e::cuda_kind_missing(); !missing.empty())
       GTEST_SKIP() << "the cuda kind is unavailable (" << missing << "): judged where the CUDA toolkit is";
   }
   if (c.cuda && !have_gpu()) {
