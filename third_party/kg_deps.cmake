@@ -1,5 +1,6 @@
 # Dependency glue only: find each dependency by its installed package and expose one imported
-# target per job. Nothing is vendored.
+# target per job. Nothing is vendored. No Boost: every process kernelgate starts, the toolchain's
+# probes included, goes through sandbox::run (README, "Dependencies").
 
 # libtorch: Debian's libtorch-dev (1.13) or a PyTorch 2.x installation
 # (-DTorch_DIR=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch).
@@ -40,15 +41,6 @@ if(NOT KG_TOMLPP_INCLUDE)
 endif()
 add_library(kg_tomlpp INTERFACE)
 target_include_directories(kg_tomlpp SYSTEM INTERFACE ${KG_TOMLPP_INCLUDE})
-
-# Boost.Process (header-only use).
-find_path(KG_BOOST_INCLUDE boost/process.hpp)
-if(NOT KG_BOOST_INCLUDE)
-  message(FATAL_ERROR "Boost headers not found: install libboost-dev (tools/install-deps)")
-endif()
-add_library(kg_boost_process INTERFACE)
-target_include_directories(kg_boost_process SYSTEM INTERFACE ${KG_BOOST_INCLUDE})
-target_compile_definitions(kg_boost_process INTERFACE BOOST_PROCESS_USE_STD_FS BOOST_ALLOW_DEPRECATED_HEADERS)
 
 # CUDA toolkit: optional. NVRTC and cudart when present; a build without them says so.
 set(KG_HAVE_CUDA OFF)

@@ -14,7 +14,7 @@ const char* kAuditUsage =
     "\n"
     "Evaluates the submission DIR as `eval` does, under the `audit` profile (every rule rejects,\n"
     "5 trials, a long timing loop), and writes OUT/audit.md (to forward), OUT/audit.json and\n"
-    "OUT/results.json (OUT defaults to ./kernelgate-audit). Per rule of THREATS.md section B the\n"
+    "OUT/results.json (OUT defaults to ./kernelgate-audit). Per rule (docs/threats.md) the\n"
     "report says what kernelgate checked, the profile's action, and per op the evidence found,\n"
     "\"nothing found\", or why the check was not reached.\n"
     "  --suite NAME   sample suite (default smoke)\n"

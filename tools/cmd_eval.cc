@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -70,56 +71,69 @@ bool audit_decides(const std::string& option) {
          option == "--tolerance-sweep";
 }
 
-}  // namespace
+bool takes_value(const std::string& a, bool repro) {
+  return a == "--suite" || a == "--ops" || a == "--policy" || a == "--device" || a == "--out" || a == "--seed" || a == "--runner" ||
+         a == "--feedback" || (repro && (a == "--op" || a == "--sample" || a == "--values" || a == "--index"));
+}
 
-namespace kg::cli {
+// The overloads of --ops: comma-separated, blanks ignored.
+std::vector<std::string> split_ops(const std::string& list) {
+  std::vector<std::string> ops;
+  std::string cur;
+  for (char c : list + ",") {
+    if (c == ',') {
+      if (!cur.empty()) ops.push_back(cur);
+      cur.clear();
+    } else if (c != ' ') {
+      cur += c;
+    }
+  }
+  return ops;
+}
 
-int parse_eval_cli(int argc, char** argv, EvalMode mode, const char* usage, EvalCli* cli) {
+// One option that takes a value. Returns -1 to go on, else the exit status.
+int set_value(const std::string& a, const char* v, const char* cmd, const char* usage, EvalCli* cli) {
+  auto& opt = cli->opt;
+  unsigned long long n = 0;
+  if (a == "--suite") opt.suite = v;
+  else if (a == "--policy") cli->policy_name = v;
+  else if (a == "--device") cli->device = v;
+  else if (a == "--out") opt.out_dir = v;
+  else if (a == "--runner") opt.runner_path = v;
+  else if (a == "--feedback") cli->feedback_file = v;
+  else if (a == "--op") cli->op = v;
+  else if (a == "--sample") cli->sample = v;
+  else if (a == "--values") cli->values = v;
+  else if (a == "--index") {
+    if (!parse_uint(v, &n) || n > 1000000) return usage_error(cmd, usage, std::string("--index must be a sample index, got '") + v + "'");
+    cli->index = static_cast<long>(n);
+  } else if (a == "--seed") {
+    if (!parse_uint(v, &n)) return usage_error(cmd, usage, std::string("--seed must be a non-negative integer, got '") + v + "'");
+    opt.seed = n;
+    opt.seed_given = true;
+  } else if (a == "--ops") {
+    for (auto& op : split_ops(v)) opt.ops.push_back(std::move(op));
+    if (opt.ops.empty()) return usage_error(cmd, usage, "--ops needs at least one overload name");
+  }
+  return -1;
+}
+
+// The arguments in order. Returns -1 to go on, else the exit status.
+int parse_arguments(int argc, char** argv, EvalMode mode, const char* usage, EvalCli* cli) {
   const bool repro = mode == EvalMode::Repro;
   const char* cmd = command_name(mode);
   auto& opt = cli->opt;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    const bool takes_value = a == "--suite" || a == "--ops" || a == "--policy" || a == "--device" || a == "--out" || a == "--seed" ||
-                             a == "--runner" || a == "--feedback" || (repro && (a == "--op" || a == "--sample" || a == "--values" || a == "--index"));
     if (a == "--help" || a == "-h") {
       std::fputs(usage, stdout);
       return 0;
     } else if (mode == EvalMode::Audit && audit_decides(a)) {
       return usage_error(cmd, usage, a + " is not an audit option: the audit profile decides");
-    } else if (takes_value) {
-      const char* v = value();
+    } else if (takes_value(a, repro)) {
+      const char* v = i + 1 < argc ? argv[++i] : nullptr;
       if (!v) return usage_error(cmd, usage, a + " needs a value");
-      unsigned long long n = 0;
-      if (a == "--suite") opt.suite = v;
-      else if (a == "--policy") cli->policy_name = v;
-      else if (a == "--device") opt.device = v;
-      else if (a == "--out") opt.out_dir = v;
-      else if (a == "--runner") opt.runner_path = v;
-      else if (a == "--feedback") cli->feedback_file = v;
-      else if (a == "--op") cli->op = v;
-      else if (a == "--sample") cli->sample = v;
-      else if (a == "--values") cli->values = v;
-      else if (a == "--index") {
-        if (!parse_uint(v, &n) || n > 1000000) return usage_error(cmd, usage, std::string("--index must be a sample index, got '") + v + "'");
-        cli->index = static_cast<long>(n);
-      } else if (a == "--seed") {
-        if (!parse_uint(v, &n)) return usage_error(cmd, usage, std::string("--seed must be a non-negative integer, got '") + v + "'");
-        opt.seed = n;
-        opt.seed_given = true;
-      } else if (a == "--ops") {
-        std::string cur;
-        for (char c : std::string(v) + ",") {
-          if (c == ',') {
-            if (!cur.empty()) opt.ops.push_back(cur);
-            cur.clear();
-          } else if (c != ' ') {
-            cur += c;
-          }
-        }
-        if (opt.ops.empty()) return usage_error(cmd, usage, "--ops needs at least one overload name");
-      }
+      if (int rc = set_value(a, v, cmd, usage, cli); rc >= 0) return rc;
     } else if (a == "--self-check") {
       opt.self_check = true;
     } else if (a == "--no-timing") {
@@ -138,44 +152,64 @@ int parse_eval_cli(int argc, char** argv, EvalMode mode, const char* usage, Eval
       return usage_error(cmd, usage, "more than one submission directory given");
     }
   }
+  return -1;
+}
+
+// The operator's path is resolved (it may be a symbolic link); nothing inside is followed.
+// Returns -1 to go on, else the exit status.
+int resolve_submission(const char* cmd, kg::harness::EvalOptions* opt) {
+  std::error_code ec;
+  const std::filesystem::path resolved = std::filesystem::canonical(opt->submission, ec);
+  if (ec) {
+    kg::cli::print_error(cmd, opt->submission + ": " + ec.message());
+    return 2;
+  }
+  if (!std::filesystem::is_directory(resolved, ec)) {
+    kg::cli::print_error(cmd, opt->submission + ": not a directory");
+    return 2;
+  }
+  opt->submission = resolved.string();
+  if (opt->submission.size() > 1 && opt->submission.back() == '/') opt->submission.pop_back();
+  return -1;
+}
+
+// repro's one sample, from --op, --sample, --values and --index. Returns -1 to go on, else the
+// exit status.
+int repro_sample(const char* cmd, const char* usage, EvalCli* cli) {
+  if (cli->op.empty() || cli->sample.empty()) return usage_error(cmd, usage, "--op and --sample are required");
+  kg::harness::EvalOptions::Repro r;
+  r.op = cli->op;
+  r.index = static_cast<int>(cli->index);
+  r.sample.op = cli->op;
+  r.sample.label = "repro";
+  if (cli->values == "normal") r.sample.family = kg::harness::ValueFamily::Normal;
+  else if (cli->values == "special") r.sample.family = kg::harness::ValueFamily::Special;
+  else if (cli->values == "positive") r.sample.family = kg::harness::ValueFamily::Positive;
+  else return usage_error(cmd, usage, "--values must be normal, special or positive");
+  try {
+    r.sample.call = kg::trace::parse_call(cli->sample, "--sample");
+  } catch (const std::exception& e) { return usage_error(cmd, usage, e.what()); }
+  cli->opt.repro = r;
+  cli->opt.timing = cli->time;
+  return -1;
+}
+
+}  // namespace
+
+namespace kg::cli {
+
+int parse_eval_cli(int argc, char** argv, EvalMode mode, const char* usage, EvalCli* cli) {
+  const char* cmd = command_name(mode);
+  auto& opt = cli->opt;
+  if (int rc = parse_arguments(argc, argv, mode, usage, cli); rc >= 0) return rc;
   if (opt.self_check && !opt.submission.empty()) return usage_error(cmd, usage, "--self-check takes no submission directory");
   if (!opt.self_check && opt.submission.empty()) return usage_error(cmd, usage, "no submission directory given");
-  if (opt.device == "auto") opt.device = kg::harness::auto_device();
-  if (opt.device != "cpu" && opt.device != "cuda") return usage_error(cmd, usage, "--device must be cpu, cuda or auto");
-  std::error_code ec;
-  if (!opt.self_check) {
-    // The operator's path is resolved (it may be a symbolic link); nothing inside is followed.
-    const std::filesystem::path resolved = std::filesystem::canonical(opt.submission, ec);
-    if (ec) {
-      kg::cli::print_error(cmd, opt.submission + ": " + ec.message());
-      return 2;
-    }
-    if (!std::filesystem::is_directory(resolved, ec)) {
-      kg::cli::print_error(cmd, opt.submission + ": not a directory");
-      return 2;
-    }
-    opt.submission = resolved.string();
-    if (opt.submission.size() > 1 && opt.submission.back() == '/') opt.submission.pop_back();
-  }
-  if (repro) {
-    if (cli->op.empty() || cli->sample.empty()) return usage_error(cmd, usage, "--op and --sample are required");
-    kg::harness::EvalOptions::Repro r;
-    r.op = cli->op;
-    r.index = static_cast<int>(cli->index);
-    r.sample.op = cli->op;
-    r.sample.label = "repro";
-    if (cli->values == "normal") r.sample.family = kg::harness::ValueFamily::Normal;
-    else if (cli->values == "special") r.sample.family = kg::harness::ValueFamily::Special;
-    else if (cli->values == "positive") r.sample.family = kg::harness::ValueFamily::Positive;
-    else return usage_error(cmd, usage, "--values must be normal, special or positive");
-    try {
-      r.sample.call = kg::trace::parse_call(cli->sample, "--sample");
-    } catch (const std::exception& e) {
-      return usage_error(cmd, usage, e.what());
-    }
-    opt.repro = r;
-    opt.timing = cli->time;
-  }
+  if (cli->device == "auto") opt.device = kg::harness::auto_device();
+  else if (const auto device = kg::names::try_parse_device(cli->device)) opt.device = *device;
+  else return usage_error(cmd, usage, "--device must be cpu, cuda or auto");
+  if (!opt.self_check)
+    if (int rc = resolve_submission(cmd, &opt); rc >= 0) return rc;
+  if (mode == EvalMode::Repro) return repro_sample(cmd, usage, cli);
   return -1;
 }
 
@@ -199,7 +233,8 @@ namespace {
 // seen there instead.
 void say_if_no_op_folders(const EvalCli& cli, const kg::harness::Report& report, const char* cmd) {
   if (cli.opt.self_check || !report.ops.empty()) return;
-  std::string msg = cli.opt.submission + ": no op folders (expected NAME__OVERLOAD/NAME__OVERLOAD_implementation*.cpp or .cu, "
+  std::string msg = cli.opt.submission +
+                    ": no op folders (expected NAME__OVERLOAD/NAME__OVERLOAD_implementation*.cpp or .cu, "
                     "e.g. relu__default/relu__default_implementation.cpp)";
   print_error(cmd, msg);
   for (const auto& [folder, why] : report.problems)

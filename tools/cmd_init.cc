@@ -67,7 +67,6 @@ int kg_cmd_init(int argc, char** argv) {
   }
   for (const auto& w : r.written) std::printf("wrote %s\n", w.c_str());
   for (const auto& [what, why] : r.problems) std::fprintf(stderr, "kernelgate init: %s: %s\n", what.c_str(), why.c_str());
-  if (!r.written.empty())
-    std::printf("next: implement the stubs, then `kernelgate eval %s`\n", dir.c_str());
+  if (!r.written.empty()) std::printf("next: implement the stubs, then `kernelgate eval %s`\n", dir.c_str());
   return r.problems.empty() ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 // `kernelgate ops [--suite NAME] [--all] [--left-out]`: the aten overloads of the linked libtorch
 // that the suites cover, with each suite's sample count, and per-suite totals.
 #include "kernelgate/harness.h"
+#include "kernelgate/names.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
@@ -26,10 +27,10 @@ const char* kOpsUsage =
     "                 tensor can be built for (evaluation reports the latter as skipped)\n"
     "Exit status: 0, or 2 for bad usage or an unknown suite.\n";
 
+// The profile spelling of an aten overload ("add.Tensor"); "" for another namespace's.
 std::string dispatcher_name(const c10::OperatorName& n) {
-  std::string name = n.name;
-  if (name.rfind("aten::", 0) != 0) return "";
-  return name.substr(6) + "." + (n.overload_name.empty() ? "default" : n.overload_name);
+  const auto op = kg::names::OpName::from_dispatcher(n.name, n.overload_name);
+  return op ? op->profile() : "";
 }
 
 }  // namespace

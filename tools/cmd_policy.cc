@@ -2,6 +2,7 @@
 //
 //   kernelgate policy show [NAME|FILE]   print the effective settings as TOML (default: competition)
 //   kernelgate policy list               the shipped profiles, with their descriptions
+//   kernelgate policy schema             every key a profile may set, as a markdown table
 //
 // Exit status: 0 on success; 2 on bad usage or a profile that does not load (the error names
 // the file, line, column and key).
@@ -18,6 +19,7 @@ void usage(FILE* to) {
                "usage: kernelgate policy show [NAME|FILE]   print a profile's effective settings as TOML\n"
                "                                          (default: %s; FILE must contain '/' or end in .toml)\n"
                "       kernelgate policy list               list the shipped profiles\n"
+               "       kernelgate policy schema             every key a profile may set (docs/policies.md's table)\n"
                "profiles are read from %s (set KERNELGATE_POLICY_DIR to change it); schema: docs/policies.md\n",
                kg::policy::kDefaultProfile, kg::policy::profile_dir().c_str());
 }
@@ -63,7 +65,7 @@ int list() {
 }  // namespace
 
 int kg_cmd_policy(int argc, char** argv) {
-  if (argc < 2) return bad_usage("missing subcommand (show or list)");
+  if (argc < 2) return bad_usage("missing subcommand (show, list or schema)");
   const std::string sub = argv[1];
   if (sub == "-h" || sub == "--help" || sub == "help") {
     usage(stdout);
@@ -79,5 +81,10 @@ int kg_cmd_policy(int argc, char** argv) {
     if (argc > 2) return bad_usage("list takes no arguments");
     return list();
   }
-  return bad_usage("unknown subcommand '" + sub + "' (expected show or list)");
+  if (sub == "schema") {
+    if (argc > 2) return bad_usage("schema takes no arguments");
+    std::fputs(kg::policy::schema_table().c_str(), stdout);
+    return 0;
+  }
+  return bad_usage("unknown subcommand '" + sub + "' (expected show, list or schema)");
 }

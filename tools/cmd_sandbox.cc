@@ -106,8 +106,7 @@ int kg_cmd_sandbox(int argc, char** argv) {
       const char* v = value("--env");
       if (!v || !std::strchr(v, '=') || v[0] == '=') return bad_usage("--env wants K=V");
       std::string kv = v, key = kv.substr(0, kv.find('=') + 1);
-      for (auto it = spec.env.begin(); it != spec.env.end();)
-        it = it->compare(0, key.size(), key) == 0 ? spec.env.erase(it) : it + 1;
+      for (auto it = spec.env.begin(); it != spec.env.end();) it = it->compare(0, key.size(), key) == 0 ? spec.env.erase(it) : it + 1;
       spec.env.push_back(kv);
     } else if (a == "--json") {
       const char* v = value("--json");

@@ -16,6 +16,7 @@ struct EvalCli {
   kg::harness::EvalOptions opt;
   std::string policy_name = kg::policy::kDefaultProfile;
   std::string feedback_file;
+  std::string device = "cpu";              // --device as given: cpu, cuda or auto (resolved into opt.device)
   std::vector<std::string> extra_outputs;  // files in OUT besides results.json this command writes
   std::string op, sample, values = "normal";
   long index = 0;

@@ -1,5 +1,7 @@
 #include "output_files.h"
 
+#include "kernelgate/unique_fd.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,22 +23,6 @@ std::string errno_text(int err) {
 [[noreturn]] void fail(const std::string& path, const std::string& step, int err) {
   throw std::runtime_error(path + ": cannot write (" + step + "): " + errno_text(err));
 }
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  // close(2) reports the last write-back errors of some file systems: checked, not left to the destructor.
-  int close() { return ::close(std::exchange(fd_, -1)); }
-
- private:
-  int fd_;
-};
 
 // The temporary file, removed unless it was renamed into place.
 class TempFile {
@@ -74,7 +60,7 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   std::string pattern = (folder / ("." + dest.filename().string() + ".tmp-XXXXXX")).string();
   int raw = ::mkostemp(pattern.data(), O_CLOEXEC);
   if (raw < 0) fail(path, "create a temporary file in " + folder.string(), errno);
-  Fd fd(raw);
+  UniqueFd fd(raw);
   TempFile temp(pattern);
   if (::fchmod(fd.get(), 0644) != 0) fail(path, "chmod " + temp.path(), errno);
   write_all(fd.get(), text, path);
@@ -82,7 +68,7 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   if (fd.close() != 0) fail(path, "close " + temp.path(), errno);
   if (::rename(temp.path().c_str(), path.c_str()) != 0) fail(path, "rename " + temp.path(), errno);
   temp.keep();
-  Fd dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.get() < 0) fail(path, "open its folder", errno);
   if (::fsync(dir.get()) != 0) fail(path, "fsync its folder", errno);
 }

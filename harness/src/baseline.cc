@@ -10,8 +10,7 @@ namespace fs = std::filesystem;
 
 namespace kg::harness {
 
-std::optional<policy::ArtifactInfo> toolchain_baseline(const loader::OpFolder& op, const loader::BuildOptions& options,
-                                                        std::string* why) {
+std::optional<policy::ArtifactInfo> toolchain_baseline(const loader::OpFolder& op, const loader::BuildOptions& options, std::string* why) {
   static std::mutex mu;
   static std::map<std::pair<int, std::string>, policy::ArtifactInfo> done;
   std::lock_guard<std::mutex> lock(mu);

@@ -15,8 +15,7 @@ namespace kg::harness {
 // (PyTorch 2.x headers inline clock reads and environment lookups); the stub has them too. Returns
 // nullopt with the reason in `why` when the stub cannot be built or read. Results are kept per
 // (kind, op) for the life of the process.
-std::optional<policy::ArtifactInfo> toolchain_baseline(const loader::OpFolder& op, const loader::BuildOptions& options,
-                                                        std::string* why);
+std::optional<policy::ArtifactInfo> toolchain_baseline(const loader::OpFolder& op, const loader::BuildOptions& options, std::string* why);
 
 // Removes from `info` the imports and exports that `baseline` has too.
 void subtract_baseline(policy::ArtifactInfo& info, const policy::ArtifactInfo& baseline);

@@ -163,8 +163,8 @@ bool needs_order(const Sample& sample) {
 
 // Strides for `sizes` in the memory order of (`old_sizes`, `old_strides`); false when those are
 // not a dense layout (expanded, gapped or overlapping).
-bool dense_strides_like(const std::vector<int64_t>& old_sizes, const std::vector<int64_t>& old_strides,
-                        const std::vector<int64_t>& sizes, std::vector<int64_t>* strides) {
+bool dense_strides_like(const std::vector<int64_t>& old_sizes, const std::vector<int64_t>& old_strides, const std::vector<int64_t>& sizes,
+                        std::vector<int64_t>* strides) {
   if (old_strides.size() != old_sizes.size()) return false;
   std::vector<size_t> order(old_sizes.size());
   std::iota(order.begin(), order.end(), 0);
@@ -206,8 +206,8 @@ int64_t value_numel(const trace::Value& v) {
 
 }  // namespace
 
-std::optional<std::vector<c10::IValue>> fingerprint_twin(const Sample& sample, const std::vector<c10::IValue>& inputs,
-                                                         std::mt19937_64& rng, int64_t keep) {
+std::optional<std::vector<c10::IValue>> fingerprint_twin(const Sample& sample, const std::vector<c10::IValue>& inputs, std::mt19937_64& rng,
+                                                         int64_t keep) {
   if (needs_order(sample)) return std::nullopt;
   std::vector<c10::IValue> twin = loader::clone_values(inputs);
   bool changed = false;

@@ -1,4 +1,4 @@
-// Classifying suspicious outputs for the trial-based rules (THREATS.md section B): pure
+// Classifying suspicious outputs for the trial-based rules (docs/threats.md section B): pure
 // functions over what the supervisor saw, so each can be tested on tensors alone.
 #pragma once
 
@@ -38,8 +38,8 @@ double poison_fraction(const std::vector<c10::IValue>& cand, const std::vector<c
 // elements of every tensor (in index order and in memory order), the other floating-point values
 // shuffled. Nothing when no tensor could be changed (too small, integer, overlapping) or when a
 // value rule needs an order the shuffle would break (sorted boundaries, offsets).
-std::optional<std::vector<c10::IValue>> fingerprint_twin(const Sample& sample, const std::vector<c10::IValue>& inputs,
-                                                         std::mt19937_64& rng, int64_t keep = 16);
+std::optional<std::vector<c10::IValue>> fingerprint_twin(const Sample& sample, const std::vector<c10::IValue>& inputs, std::mt19937_64& rng,
+                                                         int64_t keep = 16);
 
 // B14: `sample` with every tensor dimension larger than 1 multiplied by `factor` (so equal sizes
 // stay equal and broadcast dimensions stay 1), strided tensors keeping their memory order.

@@ -3,6 +3,8 @@
 // tolerance; integers and bools exact. Every mismatch carries evidence.
 #include "kernelgate/harness.h"
 
+#include "kernelgate/catalogue.h"
+
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -12,6 +14,8 @@
 
 namespace kg::harness {
 namespace {
+
+using policy::Category;
 
 std::vector<int64_t> unravel(int64_t flat, at::IntArrayRef sizes) {
   std::vector<int64_t> idx(sizes.size());
@@ -59,7 +63,7 @@ at::Tensor ordered_bits(const at::Tensor& t) {
   return at::where(bits < 0, -(bits.bitwise_and(magnitude_mask)), bits);
 }
 
-Mismatch make(const std::string& cat, const std::string& where, const at::Tensor& mask, const at::Tensor& e, const at::Tensor& a,
+Mismatch make(policy::Category cat, const std::string& where, const at::Tensor& mask, const at::Tensor& e, const at::Tensor& a,
               const std::string& what) {
   Mismatch m;
   m.category = cat;
@@ -74,7 +78,7 @@ Mismatch make(const std::string& cat, const std::string& where, const at::Tensor
     m.actual = a.reshape({-1})[first].item<double>();
   }
   std::ostringstream o;
-  o << cat << " in " << where << ": " << m.mismatches << " of " << m.numel << " elements ("
+  o << policy::category_id(cat) << " in " << where << ": " << m.mismatches << " of " << m.numel << " elements ("
     << fmt_num(100.0 * m.mismatches / std::max<int64_t>(1, m.numel)) << "%) " << what;
   if (m.mismatches > 0)
     o << "; first at " << fmt_index(m.first_index) << " (expected " << fmt_num(m.expected) << ", got " << fmt_num(m.actual) << ")";
@@ -91,9 +95,9 @@ std::optional<Mismatch> compare_real(const at::Tensor& e0, const at::Tensor& a0,
   at::Tensor ei = e.isinf(), ai = a.isinf();
   at::Tensor differ = any_nonfinite ? (e.isfinite() | a.isfinite()) : at::ones_like(en);
   at::Tensor nan_diff = en.ne(an) & differ;
-  if (nan_diff.any().item<bool>()) return make("nan_mask", where, nan_diff, e, a, "differ in NaN positions");
+  if (nan_diff.any().item<bool>()) return make(Category::NanMask, where, nan_diff, e, a, "differ in NaN positions");
   at::Tensor inf_diff = (ei | ai) & e.ne(a) & differ;
-  if (inf_diff.any().item<bool>()) return make("inf_mask", where, inf_diff, e, a, "differ in +-inf positions or signs");
+  if (inf_diff.any().item<bool>()) return make(Category::InfMask, where, inf_diff, e, a, "differ in +-inf positions or signs");
   at::Tensor finite = (~en) & (~ei);
   at::Tensor ez = at::where(finite, e, at::zeros_like(e)), az = at::where(finite, a, at::zeros_like(a));
   at::Tensor abs_err = (az - ez).abs();
@@ -101,7 +105,7 @@ std::optional<Mismatch> compare_real(const at::Tensor& e0, const at::Tensor& a0,
   if (!bad.any().item<bool>()) return std::nullopt;
   std::ostringstream what;
   what << "differ beyond atol=" << fmt_num(tol.atol) << " rtol=" << fmt_num(tol.rtol);
-  Mismatch m = make("value_mismatch", where, bad, e, a, what.str());
+  Mismatch m = make(Category::ValueMismatch, where, bad, e, a, what.str());
   m.max_abs_err = abs_err.max().item<double>();
   m.max_rel_err = (abs_err / ez.abs().clamp_min(std::numeric_limits<double>::min())).masked_fill(abs_err.eq(0), 0).max().item<double>();
   if (orig == at::kHalf || orig == at::kBFloat16 || orig == at::kFloat || orig == at::kDouble) {
@@ -119,7 +123,7 @@ std::optional<Mismatch> compare_tensors(const at::Tensor& e, const at::Tensor& a
   if (!e.defined() || !a.defined()) {
     if (e.defined() == a.defined()) return std::nullopt;
     Mismatch m;
-    m.category = "shape_mismatch";
+    m.category = Category::ShapeMismatch;
     m.where = where;
     m.detail = std::string("shape_mismatch in ") + where + ": expected " + (e.defined() ? "a tensor" : "an undefined tensor") + ", got " +
                (a.defined() ? "a tensor" : "an undefined tensor");
@@ -127,14 +131,14 @@ std::optional<Mismatch> compare_tensors(const at::Tensor& e, const at::Tensor& a
   }
   if (e.scalar_type() != a.scalar_type()) {
     Mismatch m;
-    m.category = "dtype_mismatch";
+    m.category = Category::DtypeMismatch;
     m.where = where;
     m.detail = "dtype_mismatch in " + where + ": expected " + short_dtype(e.scalar_type()) + ", got " + short_dtype(a.scalar_type());
     return m;
   }
   if (e.sizes() != a.sizes()) {
     Mismatch m;
-    m.category = "shape_mismatch";
+    m.category = Category::ShapeMismatch;
     m.where = where;
     m.detail = "shape_mismatch in " + where + ": expected " + shape_str(e.sizes()) + ", got " + shape_str(a.sizes());
     return m;
@@ -145,7 +149,8 @@ std::optional<Mismatch> compare_tensors(const at::Tensor& e, const at::Tensor& a
     at::Tensor ec = e.to(at::kLong), ac = a.to(at::kLong);
     at::Tensor bad = ec.ne(ac);
     if (!bad.any().item<bool>()) return std::nullopt;
-    Mismatch m = make("value_mismatch", where, bad, ec.to(at::kDouble), ac.to(at::kDouble), "differ (integers and bools are compared exactly)");
+    Mismatch m = make(Category::ValueMismatch, where, bad, ec.to(at::kDouble), ac.to(at::kDouble),
+                      "differ (integers and bools are compared exactly)");
     m.max_abs_err = (ec - ac).abs().max().item<int64_t>();
     return m;
   }
@@ -164,7 +169,7 @@ std::optional<Mismatch> compare_values(const c10::IValue& expected, const c10::I
                                        const std::string& op, const std::string& where) {
   auto kind_mismatch = [&](const std::string& what) {
     Mismatch m;
-    m.category = "dtype_mismatch";
+    m.category = Category::DtypeMismatch;
     m.where = where;
     m.detail = "dtype_mismatch in " + where + ": " + what;
     return m;
@@ -192,7 +197,7 @@ std::optional<Mismatch> compare_values(const c10::IValue& expected, const c10::I
     if (!elems(actual, &av)) return kind_mismatch(std::string("expected a sequence, got ") + actual.tagKind());
     if (ev.size() != av.size()) {
       Mismatch m;
-      m.category = "shape_mismatch";
+      m.category = Category::ShapeMismatch;
       m.where = where;
       m.detail = "shape_mismatch in " + where + ": expected " + std::to_string(ev.size()) + " elements, got " + std::to_string(av.size());
       return m;
@@ -206,10 +211,11 @@ std::optional<Mismatch> compare_values(const c10::IValue& expected, const c10::I
     return kind_mismatch(std::string("expected None, got ") + actual.tagKind());
   }
   if (expected.isInt() || expected.isBool()) {
-    if (actual.tagKind() != expected.tagKind()) return kind_mismatch(std::string("expected ") + expected.tagKind() + ", got " + actual.tagKind());
+    if (actual.tagKind() != expected.tagKind())
+      return kind_mismatch(std::string("expected ") + expected.tagKind() + ", got " + actual.tagKind());
     if (expected == actual) return std::nullopt;
     Mismatch m;
-    m.category = "value_mismatch";
+    m.category = Category::ValueMismatch;
     m.where = where;
     m.detail = "value_mismatch in " + where + ": expected " + fmt_num(expected.isInt() ? expected.toInt() : expected.toBool()) + ", got " +
                fmt_num(actual.isInt() ? actual.toInt() : actual.toBool());
@@ -217,8 +223,8 @@ std::optional<Mismatch> compare_values(const c10::IValue& expected, const c10::I
   }
   if (expected.isDouble()) {
     if (!actual.isDouble()) return kind_mismatch(std::string("expected a float, got ") + actual.tagKind());
-    return compare_tensors(at::scalar_tensor(expected.toDouble(), at::kDouble), at::scalar_tensor(actual.toDouble(), at::kDouble), policy, op,
-                           where);
+    return compare_tensors(at::scalar_tensor(expected.toDouble(), at::kDouble), at::scalar_tensor(actual.toDouble(), at::kDouble), policy,
+                           op, where);
   }
   return kind_mismatch(std::string("cannot compare values of kind ") + expected.tagKind());
 }
@@ -239,7 +245,7 @@ std::optional<Mismatch> compare_exact(const c10::IValue& before, const c10::IVal
   auto b = tensors(before), a = tensors(after);
   if (b.size() != a.size()) {
     Mismatch m;
-    m.category = "input_mutated";
+    m.category = Category::InputMutated;
     m.where = where;
     m.detail = "input_mutated: " + where + " changed its number of tensors";
     return m;
@@ -250,7 +256,7 @@ std::optional<Mismatch> compare_exact(const c10::IValue& before, const c10::IVal
     if (!x.defined() || !y.defined()) {
       if (x.defined() != y.defined()) {
         Mismatch m;
-        m.category = "input_mutated";
+        m.category = Category::InputMutated;
         m.where = where;
         m.detail = "input_mutated: " + where + " changed definedness";
         return m;
@@ -259,7 +265,7 @@ std::optional<Mismatch> compare_exact(const c10::IValue& before, const c10::IVal
     }
     if (x.scalar_type() != y.scalar_type() || x.sizes() != y.sizes()) {
       Mismatch m;
-      m.category = "input_mutated";
+      m.category = Category::InputMutated;
       m.where = where;
       m.detail = "input_mutated: " + where + " changed from " + short_dtype(x.scalar_type()) + shape_str(x.sizes()) + " to " +
                  short_dtype(y.scalar_type()) + shape_str(y.sizes());
@@ -274,7 +280,7 @@ std::optional<Mismatch> compare_exact(const c10::IValue& before, const c10::IVal
     at::Tensor bad = xb.ne(yb).any(1).view(x.sizes());
     at::Tensor xd = c10::isComplexType(x.scalar_type()) ? at::real(xc).to(at::kDouble) : xc.to(at::kDouble);
     at::Tensor yd = c10::isComplexType(y.scalar_type()) ? at::real(yc).to(at::kDouble) : yc.to(at::kDouble);
-    return make("input_mutated", where + (b.size() > 1 ? "[" + std::to_string(i) + "]" : ""), bad, xd, yd,
+    return make(Category::InputMutated, where + (b.size() > 1 ? "[" + std::to_string(i) + "]" : ""), bad, xd, yd,
                 "changed although the op's schema does not let it write this argument");
   }
   return std::nullopt;

@@ -1,6 +1,6 @@
 // Which overloads are contractions (sums of products), for the comparison's non-finite rule.
 #include "kernelgate/harness.h"
-#include "util.h"
+#include "kernelgate/names.h"
 
 #include <set>
 #include <sstream>
@@ -23,15 +23,41 @@ bool is_convolution(const std::string& base) {
 bool is_contraction(const std::string& op) {
   // outer, addr and ger are left out: one product per element, no sum, so inf * 0 is NaN in
   // every implementation.
-  static const std::set<std::string> names = {
-      "mm",          "bmm",          "addmm",           "addmv",        "mv",           "dot",
-      "vdot",        "inner",        "matmul",          "linear",       "baddbmm",      "addbmm",
-      "einsum",      "tensordot",    "bilinear",        "_trilinear",   "chain_matmul", "linalg_matmul",
-      "linalg_multi_dot", "linalg_vecdot", "_addmm_activation", "mkldnn_linear", "matmul_backward",
-      "linear_backward", "_scaled_mm", "_sparse_mm",    "_sparse_addmm", "sspaddmm",    "hspmm",
-      "smm",         "sparse_sampled_addmm"};
-  const std::string base = op_base_name(op);
-  return names.count(base) > 0 || is_convolution(base);
+  static const std::set<std::string> contractions = {"mm",
+                                                     "bmm",
+                                                     "addmm",
+                                                     "addmv",
+                                                     "mv",
+                                                     "dot",
+                                                     "vdot",
+                                                     "inner",
+                                                     "matmul",
+                                                     "linear",
+                                                     "baddbmm",
+                                                     "addbmm",
+                                                     "einsum",
+                                                     "tensordot",
+                                                     "bilinear",
+                                                     "_trilinear",
+                                                     "chain_matmul",
+                                                     "linalg_matmul",
+                                                     "linalg_multi_dot",
+                                                     "linalg_vecdot",
+                                                     "_addmm_activation",
+                                                     "mkldnn_linear",
+                                                     "matmul_backward",
+                                                     "linear_backward",
+                                                     "_scaled_mm",
+                                                     "_sparse_mm",
+                                                     "_sparse_addmm",
+                                                     "sspaddmm",
+                                                     "hspmm",
+                                                     "smm",
+                                                     "sparse_sampled_addmm"};
+  const auto name = names::OpName::try_parse(op);
+  if (!name) return false;
+  const std::string base = name->base();
+  return contractions.count(base) > 0 || is_convolution(base);
 }
 
 }  // namespace kg::harness

@@ -203,7 +203,7 @@ struct Drawer {
 // wrapped-number flag (a 0-d f32 tensor promotes like a wrapped float).
 at::Tensor wrapped_number(const trace::Value& v) {
   using K = trace::Value::Kind;
-  at::Tensor t = v.kind == K::Int ? at::scalar_tensor(v.i, at::kLong)
+  at::Tensor t = v.kind == K::Int    ? at::scalar_tensor(v.i, at::kLong)
                  : v.kind == K::Bool ? at::scalar_tensor(v.b, at::kBool)
                                      : at::scalar_tensor(v.f, at::kFloat);
   t.unsafeGetTensorImpl()->set_wrapped_number(true);
@@ -214,18 +214,16 @@ at::Tensor wrapped_number(const trace::Value& v) {
   throw std::runtime_error("argument '" + a.name() + "' (" + a.real_type()->str() + "): " + why + ", got " + trace::format_value(v));
 }
 
+// A dtype argument: a torch name ("torch.float32", "float", "half") or a short one ("f32",
+// "torch.f32").
 int64_t dtype_code(const c10::Argument& a, const trace::Value& v) {
-  std::string s = v.s;
-  if (s.rfind("torch.", 0) == 0) s = s.substr(6);
-  static const std::pair<const char*, c10::ScalarType> names[] = {
-      {"float16", at::kHalf}, {"half", at::kHalf}, {"bfloat16", at::kBFloat16}, {"float32", at::kFloat},
-      {"float", at::kFloat}, {"float64", at::kDouble}, {"double", at::kDouble}, {"int64", at::kLong},
-      {"long", at::kLong}, {"int32", at::kInt}, {"int", at::kInt}, {"int16", at::kShort}, {"int8", at::kChar},
-      {"uint8", at::kByte}, {"bool", at::kBool}, {"complex64", at::kComplexFloat}, {"complex128", at::kComplexDouble}};
-  for (const auto& [n, t] : names)
-    if (s == n) return static_cast<int64_t>(t);
-  c10::ScalarType t;
-  if (dtype_from_short(s, &t)) return static_cast<int64_t>(t);
+  const std::string_view s = std::string_view(v.s).substr(v.s.rfind("torch.", 0) == 0 ? 6 : 0);
+  std::optional<names::Dtype> d = names::try_parse_torch_dtype(v.s);
+  // Refused by their torch names, though their short names are taken: complex32 and chalf (c32),
+  // and the aliases cfloat, cdouble and short.
+  if (d == names::Dtype::C32 || s == "cfloat" || s == "cdouble" || s == "short") d.reset();
+  if (!d) d = names::try_parse_short_dtype(s);
+  if (const auto t = d ? scalar_type_of(*d) : std::nullopt) return static_cast<int64_t>(*t);
   type_error(a, v, "unknown dtype");
 }
 
@@ -406,9 +404,10 @@ int64_t wrap_dim(int64_t d, int64_t ndim) {
 void apply_to_tensor(const ArgRule& r, at::Tensor t, int64_t bound, int64_t unique_dim, RuleDrawer& rd, bool last_is_end = false) {
   if (!t.defined() || t.numel() == 0) return;
   const bool integral = c10::isIntegralType(t.scalar_type(), /*includeBool=*/false);
-  if (integral && bound <= 0 && !r.size_of.empty() && (r.rule == ValueRule::Index || r.rule == ValueRule::UniqueIndex || r.rule == ValueRule::Pivot))
-    throw UnsatisfiableSample("argument '" + r.arg + "' holds " + std::to_string(t.numel()) +
-                              " indices into '" + r.size_of + "', which is empty along the indexed dimension");
+  if (integral && bound <= 0 && !r.size_of.empty() &&
+      (r.rule == ValueRule::Index || r.rule == ValueRule::UniqueIndex || r.rule == ValueRule::Pivot))
+    throw UnsatisfiableSample("argument '" + r.arg + "' holds " + std::to_string(t.numel()) + " indices into '" + r.size_of +
+                              "', which is empty along the indexed dimension");
   const bool floating = c10::isFloatingType(t.scalar_type());
   const int64_t n = t.numel();
   auto as = [&](at::Tensor v) { return v.to(t.scalar_type()); };
@@ -428,9 +427,8 @@ void apply_to_tensor(const ArgRule& r, at::Tensor t, int64_t bound, int64_t uniq
         return k;
       }();
       if (r.unique_trailing > 0 && block > bound)
-        throw UnsatisfiableSample("argument '" + r.arg + "' needs " + std::to_string(block) +
-                                  " distinct indices per plane, but '" + r.size_of + "' has only " + std::to_string(bound) +
-                                  " positions (two inputs would race for one output)");
+        throw UnsatisfiableSample("argument '" + r.arg + "' needs " + std::to_string(block) + " distinct indices per plane, but '" +
+                                  r.size_of + "' has only " + std::to_string(bound) + " positions (two inputs would race for one output)");
       if (block > 0 && block <= bound) {
         values = rd.unique(n / block, block, bound).view(t.sizes());
       } else if (unique_dim >= 0 && t.dim() > 0) {
@@ -584,8 +582,8 @@ std::vector<c10::IValue> make_inputs(const c10::FunctionSchema& schema, const Sa
   draw.offsets = &sample.storage_offsets;
   const auto& args = schema.arguments();
   if (sample.call.args.size() > args.size())
-    throw std::runtime_error(sample.op + ": sample has " + std::to_string(sample.call.args.size()) + " positional arguments, the schema takes " +
-                             std::to_string(args.size()));
+    throw std::runtime_error(sample.op + ": sample has " + std::to_string(sample.call.args.size()) +
+                             " positional arguments, the schema takes " + std::to_string(args.size()));
   for (const auto& kw : sample.call.kwargs) {
     bool known = false;
     for (const auto& a : args) known |= a.name() == kw.first;
@@ -671,8 +669,8 @@ const std::unordered_map<std::string, std::vector<ArgRule>>& rule_table() {
     t["gather"] = {index_of("index", "self", "dim")};
     // Overwriting scatters get distinct targets per fiber: with duplicates the winner is unspecified.
     for (const char* op : {"scatter", "scatter_"}) t[op] = {index_of("index", "self", "dim", V::UniqueIndex)};
-    for (const char* op : {"scatter_add", "scatter_add_", "scatter_reduce", "scatter_reduce_", "index_select", "index_add",
-                           "index_add_", "index_fill", "index_fill_", "index_reduce", "index_reduce_"})
+    for (const char* op : {"scatter_add", "scatter_add_", "scatter_reduce", "scatter_reduce_", "index_select", "index_add", "index_add_",
+                           "index_fill", "index_fill_", "index_reduce", "index_reduce_"})
       t[op] = {index_of("index", "self", "dim")};
     for (const char* op : {"index_copy", "index_copy_"}) t[op] = {index_of("index", "self", "dim", V::UniqueIndex)};
     for (const char* op : {"index", "_unsafe_index"}) t[op] = {index_list("indices", "self", V::Index)};
@@ -689,8 +687,8 @@ const std::unordered_map<std::string, std::vector<ArgRule>>& rule_table() {
       t[op] = {index_dim("indices", "weight", 0), off};
     }
     // Class targets: the class dim is 1, or 0 for an unbatched input (clamped to the last dim).
-    for (const char* op : {"nll_loss", "nll_loss_forward", "nll_loss_backward", "nll_loss_nd", "nll_loss2d",
-                           "nll_loss2d_forward", "nll_loss2d_backward", "cross_entropy_loss"})
+    for (const char* op : {"nll_loss", "nll_loss_forward", "nll_loss_backward", "nll_loss_nd", "nll_loss2d", "nll_loss2d_forward",
+                           "nll_loss2d_backward", "cross_entropy_loss"})
       t[op] = {index_dim("target", "self", 1)};
     for (const char* op : {"multi_margin_loss", "multilabel_margin_loss", "multilabel_margin_loss_forward"})
       t[op] = {index_dim("target", "self", -1)};
@@ -707,8 +705,8 @@ const std::unordered_map<std::string, std::vector<ArgRule>>& rule_table() {
     // Integer powers: a negative integer exponent is an error for integer bases.
     for (const char* op : {"pow", "pow_"}) t[op] = {below("exponent", 5)};
     // Shifts by the type's width or more are undefined in C++.
-    for (const char* op : {"bitwise_left_shift", "bitwise_left_shift_", "bitwise_right_shift", "bitwise_right_shift_",
-                           "__lshift__", "__rshift__", "__ilshift__", "__irshift__"})
+    for (const char* op : {"bitwise_left_shift", "bitwise_left_shift_", "bitwise_right_shift", "bitwise_right_shift_", "__lshift__",
+                           "__rshift__", "__ilshift__", "__irshift__"})
       t[op] = {below("other", 8)};
     // Integer division by zero raises.
     for (const char* op : {"remainder", "remainder_", "fmod", "fmod_", "floor_divide", "floor_divide_"})
@@ -716,9 +714,9 @@ const std::unordered_map<std::string, std::vector<ArgRule>>& rule_table() {
     t["div.Tensor_mode"] = {plain("other", V::NonZero)};
     t["div_.Tensor_mode"] = {plain("other", V::NonZero)};
     t["div.out_mode"] = {plain("other", V::NonZero)};
-    for (const char* op : {"native_batch_norm", "batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit_no_training",
-                           "_batch_norm_impl_index", "native_batch_norm_backward", "batch_norm_backward",
-                           "_native_batch_norm_legit_functional"})
+    for (const char* op :
+         {"native_batch_norm", "batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit_no_training", "_batch_norm_impl_index",
+          "native_batch_norm_backward", "batch_norm_backward", "_native_batch_norm_legit_functional"})
       t[op] = {plain("running_var", V::Positive), plain("save_invstd", V::Positive)};
     for (const char* op : {"native_layer_norm_backward", "native_group_norm_backward"}) t[op] = {plain("rstd", V::Positive)};
     for (const char* op : {"binary_cross_entropy", "binary_cross_entropy_backward"})
@@ -775,10 +773,12 @@ unsigned input_traits(const Sample& sample, const std::vector<c10::IValue>& inpu
 }
 
 std::vector<std::string> trait_list(unsigned traits) {
-  static const std::pair<InputTrait, const char*> names[] = {
-      {InputTrait::SpecialValues, "special_values"}, {InputTrait::Broadcasting, "broadcasting"},
-      {InputTrait::NonContiguous, "non_contiguous"}, {InputTrait::LowPrecision, "dtype"},
-      {InputTrait::LargeSize, "large_sizes"},        {InputTrait::EmptyOrScalar, "empty_or_0d"}};
+  static const std::pair<InputTrait, const char*> names[] = {{InputTrait::SpecialValues, "special_values"},
+                                                             {InputTrait::Broadcasting, "broadcasting"},
+                                                             {InputTrait::NonContiguous, "non_contiguous"},
+                                                             {InputTrait::LowPrecision, "dtype"},
+                                                             {InputTrait::LargeSize, "large_sizes"},
+                                                             {InputTrait::EmptyOrScalar, "empty_or_0d"}};
   std::vector<std::string> out;
   for (const auto& [bit, name] : names)
     if (traits & static_cast<unsigned>(bit)) out.push_back(name);

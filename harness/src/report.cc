@@ -1,6 +1,7 @@
 // results.json and the terminal table.
 #include "report_json.h"
 
+#include "kernelgate/catalogue.h"
 #include "kernelgate/text_safety.h"
 
 #include <algorithm>
@@ -12,6 +13,8 @@ namespace kg::harness {
 namespace {
 
 using nlohmann::json;
+using policy::Verdict;
+using policy::verdict_id;
 
 json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
@@ -53,7 +56,7 @@ json failure_json(const Report& rep, const std::string& op, const Failure& f) {
                               {"actual", std::isfinite(m.actual) ? json(m.actual) : json(std::to_string(m.actual))}};
     }
   }
-  return {{"category", f.category}, {"evidence", ev}};
+  return {{"category", policy::category_id(f.category)}, {"evidence", ev}};
 }
 
 // A table cell or message line on the operator's terminal: one line, no control characters.
@@ -76,7 +79,7 @@ std::string report_json(const Report& rep) {
     json o;
     o["op"] = r.op;
     o["kind"] = r.kind;
-    o["verdict"] = r.verdict;
+    o["verdict"] = verdict_id(r.verdict);
     o["tests"] = {{"total", r.total}, {"passed", r.passed}, {"skipped", r.skipped.size()}};
     json sk = json::array();
     for (const auto& [sample, why] : r.skipped) sk.push_back({{"sample", sample}, {"reason", why}});
@@ -113,22 +116,22 @@ std::string report_json(const Report& rep) {
     if (!r.build_notes.empty()) o["build_notes"] = r.build_notes;
     o["eval_seconds"] = r.eval_s;
     if (!r.error.empty()) o["error"] = r.error;
-    if (!r.build_log.empty() && r.verdict != "pass") o["build_log"] = r.build_log;
+    if (!r.build_log.empty() && r.verdict != Verdict::Pass) o["build_log"] = r.build_log;
     ops.push_back(o);
     tests += r.total;
     tests_passed += r.passed;
-    if (r.verdict == "pass") passed_ops++;
-    else if (r.verdict == "fail") failed++;
-    else if (r.verdict == "rejected") rejected++;
+    if (r.verdict == Verdict::Pass) passed_ops++;
+    else if (r.verdict == Verdict::Fail) failed++;
+    else if (r.verdict == Verdict::Rejected) rejected++;
     else errors++;
-    if (r.verdict == "pass" && r.speedup && *r.speedup > 0 && std::isfinite(*r.speedup)) speedups.push_back(*r.speedup);
+    if (r.verdict == Verdict::Pass && r.speedup && *r.speedup > 0 && std::isfinite(*r.speedup)) speedups.push_back(*r.speedup);
   }
   // fast_p: the fraction of ops that are correct and faster than p times eager.
   json fast = json::object();
   for (double p : {0.0, 1.0, 1.5, 2.0}) {
     int n = 0;
     for (const auto& r : rep.ops)
-      if (r.verdict == "pass" && (p == 0.0 || (r.speedup && *r.speedup > p))) n++;
+      if (r.verdict == Verdict::Pass && (p == 0.0 || (r.speedup && *r.speedup > p))) n++;
     std::ostringstream key;
     key << "fast_" << p;
     fast[key.str()] = rep.ops.empty() ? 0.0 : static_cast<double>(n) / static_cast<double>(rep.ops.size());
@@ -154,17 +157,24 @@ std::string report_json(const Report& rep) {
 json report_identity_json(const Report& rep) {
   json problems = json::array();
   for (const auto& [folder, why] : rep.problems) problems.push_back({{"folder", folder}, {"problem", why}});
-  return {{"kernelgate_version", rep.version}, {"torch_version", rep.torch_version}, {"device", rep.device}, {"suite", rep.suite},
-          {"policy", rep.policy}, {"submission", rep.submission}, {"seed", rep.seed}, {"problems", problems}};
+  return {{"kernelgate_version", rep.version},
+          {"torch_version", rep.torch_version},
+          {"device", rep.device},
+          {"suite", rep.suite},
+          {"policy", rep.policy},
+          {"submission", rep.submission},
+          {"seed", rep.seed},
+          {"problems", problems}};
 }
 
 std::string report_table(const Report& rep) {
   std::ostringstream o;
   o << std::left << std::setw(22) << "op" << std::setw(6) << "kind" << std::setw(10) << "verdict" << std::setw(9) << "tests"
-    << std::setw(10) << "speedup" << "failures\n";
+    << std::setw(10) << "speedup"
+    << "failures\n";
   for (const auto& r : rep.ops) {
     std::map<std::string, int> cats;
-    for (const auto& f : r.failures) cats[f.category]++;
+    for (const auto& f : r.failures) cats[policy::category_id(f.category)]++;
     std::string fails;
     for (const auto& [c, n] : cats) fails += (fails.empty() ? "" : ", ") + c + " x" + std::to_string(n);
     if (!r.failure_traits.empty()) {
@@ -178,14 +188,15 @@ std::string report_table(const Report& rep) {
     std::ostringstream sp;
     if (r.speedup) sp << std::fixed << std::setprecision(2) << *r.speedup << "x";
     else sp << "-";
-    o << std::setw(22) << (op.size() < 22 ? op : op + " ") << std::setw(6) << (r.kind.empty() ? "-" : shown(r.kind)) << std::setw(10) << shown(r.verdict)
-      << std::setw(9) << (std::to_string(r.passed) + "/" + std::to_string(r.total)) << std::setw(10) << sp.str() << shown(fails) << "\n";
+    o << std::setw(22) << (op.size() < 22 ? op : op + " ") << std::setw(6) << (r.kind.empty() ? "-" : shown(r.kind)) << std::setw(10)
+      << verdict_id(r.verdict) << std::setw(9) << (std::to_string(r.passed) + "/" + std::to_string(r.total)) << std::setw(10) << sp.str()
+      << shown(fails) << "\n";
   }
   // The first failure of each failing op, with its evidence in one line.
   for (const auto& r : rep.ops) {
     if (r.failures.empty()) continue;
     const Failure& f = r.failures.front();
-    o << "\n" << shown(r.op) << ": " << shown(f.category);
+    o << "\n" << shown(r.op) << ": " << policy::category_id(f.category);
     if (!f.label.empty()) o << " on '" << shown(f.label) << "'";
     // The first line only (a kernel's exception carries a backtrace); the whole text is in results.json.
     const std::string first = f.message.substr(0, std::min<size_t>(f.message.find('\n'), 400));
@@ -200,9 +211,9 @@ std::string report_feedback(const Report& rep) {
   std::ostringstream o;
   int failing = 0;
   for (const auto& r : rep.ops) {
-    if (r.verdict == "pass") continue;
+    if (r.verdict == Verdict::Pass) continue;
     failing++;
-    o << "## " << r.op << ": " << r.verdict;
+    o << "## " << r.op << ": " << verdict_id(r.verdict);
     if (r.total > 0) o << " (" << r.passed << " of " << r.total << " tests passed)";
     o << "\n";
     if (!r.error.empty()) o << "- kernelgate could not evaluate it: " << r.error << "\n";
@@ -213,12 +224,12 @@ std::string report_feedback(const Report& rep) {
       o << "\n";
     }
     // At most three failures, one per category first: enough to act on, short enough to paste.
-    std::map<std::string, int> shown;
+    std::map<policy::Category, int> shown;
     int lines = 0;
     for (const auto& f : r.failures) {
       if (lines >= 3 || shown[f.category]++ > 0) continue;
       lines++;
-      o << "- " << f.category;
+      o << "- " << policy::category_id(f.category);
       if (!f.sample.empty()) {
         std::string spec = f.sample.substr(f.sample.find(", ") == std::string::npos ? 0 : f.sample.find(", ") + 2);
         o << " on " << spec;
@@ -226,7 +237,8 @@ std::string report_feedback(const Report& rep) {
       }
       o << ": " << f.message.substr(0, 600) << "\n";
     }
-    if (!r.build_log.empty() && std::any_of(r.failures.begin(), r.failures.end(), [](const Failure& f) { return f.category == "compile_error"; }))
+    auto compile_error = [](const Failure& f) { return f.category == policy::Category::CompileError; };
+    if (!r.build_log.empty() && std::any_of(r.failures.begin(), r.failures.end(), compile_error))
       o << "- compiler output (first lines):\n" << r.build_log.substr(0, 1200) << "\n";
     o << "\n";
   }
@@ -240,7 +252,7 @@ std::string report_feedback(const Report& rep) {
 
 int report_exit_code(const Report& rep) {
   for (const auto& r : rep.ops)
-    if (r.verdict != "pass") return 1;
+    if (r.verdict != Verdict::Pass) return 1;
   return rep.ops.empty() ? 1 : 0;
 }
 

@@ -53,9 +53,9 @@ double matmul_flops(const std::string& name, const std::vector<c10::IValue>& in)
 
 }  // namespace
 
-DevicePeaks measure_peaks(const std::string& device) {
+DevicePeaks measure_peaks(names::Device device) {
   DevicePeaks p;
-  if (device == "cuda") {
+  if (device == names::Device::Cuda) {
     // H200: 4.8 TB/s HBM3e, ~990 TFLOP/s dense bf16; the bound only needs to be an upper bound.
     p.bytes_per_s = 4.8e12 * 2;
     p.flops_per_s = 2.0e15 * 2;
@@ -80,8 +80,8 @@ DevicePeaks measure_peaks(const std::string& device) {
   return p;
 }
 
-double roofline_floor_s(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs,
-                        const std::vector<c10::IValue>& returns, const DevicePeaks& peaks) {
+double roofline_floor_s(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs, const std::vector<c10::IValue>& returns,
+                        const DevicePeaks& peaks) {
   double floor = 0;
   if (peaks.bytes_per_s > 0) {
     int64_t out = 0;

@@ -121,14 +121,10 @@ Value S(const std::string& v) {
 }
 Value None() { return make(Value::Kind::None); }
 Value Dtype(const std::string& short_name) {
-  static const std::pair<const char*, const char*> names[] = {
-      {"f16", "torch.float16"}, {"bf16", "torch.bfloat16"}, {"f32", "torch.float32"}, {"f64", "torch.float64"},
-      {"i64", "torch.int64"},   {"i32", "torch.int32"},     {"i16", "torch.int16"},   {"i8", "torch.int8"},
-      {"u8", "torch.uint8"},    {"b8", "torch.bool"},       {"c64", "torch.complex64"}};
+  const auto d = names::try_parse_short_dtype(short_name);
+  if (!d) throw std::logic_error("edge suite: unknown dtype " + short_name);
   Value x = make(Value::Kind::Dtype);
-  for (const auto& [s, full] : names)
-    if (short_name == s) x.s = full;
-  if (x.s.empty()) throw std::logic_error("edge suite: unknown dtype " + short_name);
+  x.s = names::torch_spelling(*d);
   return x;
 }
 Value Ints(const std::vector<int64_t>& v) {

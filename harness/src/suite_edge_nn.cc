@@ -58,7 +58,8 @@ void matmul_family(Builder& b) {
   b.add("addmm.default", {tensor({}, "f32"), tensor({6, 4}, "f32"), tensor({4, 5}, "f32")}, {}, "0-d bias", N, kBroadcast);
   b.add("addmm.default", {tensor({16}, "f32"), tensor({12, 8}, "f32"), tensor({8, 16}, "f32")}, {}, "special", SP);
   for (const std::string dt : {"f32", "f64", "bf16"}) {
-    b.add("baddbmm.default", {tensor({3, 9, 7}, dt), tensor({3, 9, 20}, dt), tensor({3, 20, 7}, dt)}, {{"beta", F(0.5)}, {"alpha", F(0.25)}}, dt);
+    b.add("baddbmm.default", {tensor({3, 9, 7}, dt), tensor({3, 9, 20}, dt), tensor({3, 20, 7}, dt)},
+          {{"beta", F(0.5)}, {"alpha", F(0.25)}}, dt);
     b.add("addbmm.default", {tensor({9, 7}, dt), tensor({3, 9, 20}, dt), tensor({3, 20, 7}, dt)}, {}, dt);
     b.add("addmv.default", {tensor({33}, dt), tensor({33, 65}, dt), tensor({65}, dt)}, {}, dt);
     b.add("addr.default", {tensor({10, 12}, dt), tensor({10}, dt), tensor({12}, dt)}, {}, dt);
@@ -66,7 +67,8 @@ void matmul_family(Builder& b) {
     b.add("outer.default", {tensor({10}, dt), tensor({12}, dt)}, {}, dt);
     b.add("vdot.default", {tensor({100}, dt), tensor({100}, dt)}, {}, dt);
   }
-  b.add("baddbmm.default", {tensor({1, 9, 1}, "f32"), tensor({3, 9, 20}, "f32"), tensor({3, 20, 7}, "f32")}, {}, "broadcast self", N, kBroadcast);
+  b.add("baddbmm.default", {tensor({1, 9, 1}, "f32"), tensor({3, 9, 20}, "f32"), tensor({3, 20, 7}, "f32")}, {}, "broadcast self", N,
+        kBroadcast);
   b.add("baddbmm.default", {tensor({2, 4, 4}, "f32"), tensor({2, 4, 6}, "f32"), tensor({2, 6, 4}, "f32")}, {}, "special", SP);
   b.add("mv.default", {tensor({30, 20}, "f32", L::Transposed), tensor({20}, "f32", L::Strided)}, {}, "transposed matrix, strided vector");
   b.add("mv.default", {tensor({0, 5}, "f32"), tensor({5}, "f32")}, {}, "empty", N, kEmpty);
@@ -86,10 +88,12 @@ void matmul_family(Builder& b) {
         "strided input, transposed weight");
   b.add("linear.default", {tensor({6, 32}, "f32"), tensor({24, 32}, "f32"), tensor({24}, "f32")}, {}, "special", SP);
   b.add("addmv.default", {tensor({8}, "f32"), tensor({8, 16}, "f32"), tensor({16}, "f32")}, {{"beta", I(0)}}, "beta 0, special", SP);
-  b.add("addr.default", {tensor({1}, "f32"), tensor({10}, "f32"), tensor({12}, "f32")}, {{"alpha", F(-1.0)}}, "broadcast self", N, kBroadcast);
+  b.add("addr.default", {tensor({1}, "f32"), tensor({10}, "f32"), tensor({12}, "f32")}, {{"alpha", F(-1.0)}}, "broadcast self", N,
+        kBroadcast);
   b.add("addr.default", {tensor({10, 12}, "i64"), tensor({10}, "i64"), tensor({12}, "i64")}, {}, "i64");
   b.add("outer.default", {tensor({10}, "f32"), tensor({12}, "f32")}, {}, "special", SP);
-  b.add("einsum.default", {S("bij,bjk->bik"), List({tensor({2, 3, 4}, "f32").value, tensor({2, 4, 5}, "f32").value})}, {}, "batched matmul");
+  b.add("einsum.default", {S("bij,bjk->bik"), List({tensor({2, 3, 4}, "f32").value, tensor({2, 4, 5}, "f32").value})}, {},
+        "batched matmul");
   b.add("einsum.default", {S("ii->i"), List({tensor({6, 6}, "f32").value})}, {}, "diagonal");
   b.add("einsum.default", {S("i,j->ij"), List({tensor({4}, "f64").value, tensor({3}, "f64").value})}, {}, "outer product f64");
 }
@@ -98,19 +102,24 @@ void convolution_family(Builder& b) {
   // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
   auto conv = [&](TensorArg in, TensorArg w, Arg bias, Shape stride, Shape pad, Shape dil, bool tr, Shape opad, int64_t groups,
                   const std::string& label, ValueFamily f = N) {
-    b.add("convolution.default", {std::move(in), std::move(w), std::move(bias), Ints(stride), Ints(pad), Ints(dil), B(tr), Ints(opad), I(groups)},
-          {}, label, f);
+    b.add("convolution.default",
+          {std::move(in), std::move(w), std::move(bias), Ints(stride), Ints(pad), Ints(dil), B(tr), Ints(opad), I(groups)}, {}, label, f);
   };
   for (const auto& dt : kFloat)
-    conv(tensor({2, 3, 16, 16}, dt), tensor({8, 3, 3, 3}, dt), tensor({8}, dt), {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1, dt + " 3x3 pad 1");
-  conv(tensor({2, 3, 17, 15}, "f32"), tensor({6, 3, 3, 3}, "f32"), None(), {2, 2}, {1, 1}, {1, 1}, false, {0, 0}, 1, "stride 2, odd size, no bias");
-  conv(tensor({1, 4, 20, 20}, "f32"), tensor({4, 4, 3, 3}, "f32"), tensor({4}, "f32"), {1, 1}, {2, 2}, {2, 2}, false, {0, 0}, 1, "dilation 2");
-  conv(tensor({2, 4, 10, 10}, "f32"), tensor({6, 2, 3, 3}, "f32"), tensor({6}, "f32"), {1, 1}, {0, 0}, {1, 1}, false, {0, 0}, 2, "groups 2");
-  conv(tensor({2, 8, 12, 12}, "f32"), tensor({8, 1, 3, 3}, "f32"), tensor({8}, "f32"), {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 8, "depthwise");
+    conv(tensor({2, 3, 16, 16}, dt), tensor({8, 3, 3, 3}, dt), tensor({8}, dt), {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1,
+         dt + " 3x3 pad 1");
+  conv(tensor({2, 3, 17, 15}, "f32"), tensor({6, 3, 3, 3}, "f32"), None(), {2, 2}, {1, 1}, {1, 1}, false, {0, 0}, 1,
+       "stride 2, odd size, no bias");
+  conv(tensor({1, 4, 20, 20}, "f32"), tensor({4, 4, 3, 3}, "f32"), tensor({4}, "f32"), {1, 1}, {2, 2}, {2, 2}, false, {0, 0}, 1,
+       "dilation 2");
+  conv(tensor({2, 4, 10, 10}, "f32"), tensor({6, 2, 3, 3}, "f32"), tensor({6}, "f32"), {1, 1}, {0, 0}, {1, 1}, false, {0, 0}, 2,
+       "groups 2");
+  conv(tensor({2, 8, 12, 12}, "f32"), tensor({8, 1, 3, 3}, "f32"), tensor({8}, "f32"), {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 8,
+       "depthwise");
   conv(tensor({2, 16, 7, 7}, "f32"), tensor({32, 16, 1, 1}, "f32"), tensor({32}, "f32"), {1, 1}, {0, 0}, {1, 1}, false, {0, 0}, 1, "1x1");
   conv(tensor({2, 4, 20}, "f32"), tensor({6, 4, 5}, "f32"), tensor({6}, "f32"), {2}, {2}, {1}, false, {0}, 1, "1-d");
-  conv(tensor({1, 2, 6, 6, 6}, "f32"), tensor({3, 2, 3, 3, 3}, "f32"), tensor({3}, "f32"), {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, {0, 0, 0}, 1,
-       "3-d");
+  conv(tensor({1, 2, 6, 6, 6}, "f32"), tensor({3, 2, 3, 3, 3}, "f32"), tensor({3}, "f32"), {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, false,
+       {0, 0, 0}, 1, "3-d");
   conv(tensor({2, 4, 8, 8}, "f32"), tensor({4, 3, 3, 3}, "f32"), tensor({3}, "f32"), {2, 2}, {1, 1}, {1, 1}, true, {1, 1}, 1,
        "transposed, stride 2, output_padding 1");
   conv(tensor({2, 4, 8, 8}, "f32"), tensor({4, 2, 3, 3}, "f32"), None(), {1, 1}, {0, 0}, {1, 1}, true, {0, 0}, 2, "transposed, groups 2");
@@ -118,45 +127,54 @@ void convolution_family(Builder& b) {
        "channels-last input");
   conv(tensor({2, 3, 10, 10}, "f32", L::Strided), tensor({5, 3, 3, 3}, "f32", L::Offset), tensor({5}, "f32"), {1, 1}, {0, 0}, {1, 1}, false,
        {0, 0}, 1, "strided input, offset weight");
-  conv(tensor({0, 3, 8, 8}, "f32"), tensor({4, 3, 3, 3}, "f32"), tensor({4}, "f32"), {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1, "empty batch");
-  conv(tensor({1, 2, 3, 3}, "f32"), tensor({2, 2, 5, 5}, "f32"), None(), {1, 1}, {2, 2}, {1, 1}, false, {0, 0}, 1, "kernel larger than input");
-  conv(tensor({2, 3, 8, 8}, "f32"), tensor({4, 3, 3, 3}, "f32"), tensor({4}, "f32"), {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1, "special f32", SP);
-  conv(tensor({2, 3, 8, 8}, "bf16"), tensor({4, 3, 3, 3}, "bf16"), tensor({4}, "bf16"), {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1, "special bf16",
-       SP);
-  conv(tensor({2, 3, 8, 8}, "f64"), tensor({4, 3, 3, 3}, "f64"), tensor({4}, "f64"), {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1, "special f64", SP);
+  conv(tensor({0, 3, 8, 8}, "f32"), tensor({4, 3, 3, 3}, "f32"), tensor({4}, "f32"), {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1,
+       "empty batch");
+  conv(tensor({1, 2, 3, 3}, "f32"), tensor({2, 2, 5, 5}, "f32"), None(), {1, 1}, {2, 2}, {1, 1}, false, {0, 0}, 1,
+       "kernel larger than input");
+  conv(tensor({2, 3, 8, 8}, "f32"), tensor({4, 3, 3, 3}, "f32"), tensor({4}, "f32"), {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1,
+       "special f32", SP);
+  conv(tensor({2, 3, 8, 8}, "bf16"), tensor({4, 3, 3, 3}, "bf16"), tensor({4}, "bf16"), {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1,
+       "special bf16", SP);
+  conv(tensor({2, 3, 8, 8}, "f64"), tensor({4, 3, 3, 3}, "f64"), tensor({4}, "f64"), {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1,
+       "special f64", SP);
   for (const std::string dt : {"f32", "f64", "bf16"}) {
     b.add("conv2d.default", {tensor({2, 3, 16, 16}, dt), tensor({8, 3, 3, 3}, dt), tensor({8}, dt), Ints({2, 2}), Ints({1, 1})}, {}, dt);
     b.add("conv1d.default", {tensor({2, 4, 30}, dt), tensor({6, 4, 3}, dt), tensor({6}, dt)}, {}, dt);
     b.add("conv3d.default", {tensor({1, 2, 5, 6, 7}, dt), tensor({3, 2, 3, 3, 3}, dt)}, {}, dt);
-    b.add("conv_transpose2d.input", {tensor({2, 4, 8, 8}, dt), tensor({4, 3, 3, 3}, dt), tensor({3}, dt), Ints({2, 2}), Ints({1, 1}), Ints({1, 1})},
-          {}, dt + " stride 2");
+    b.add("conv_transpose2d.input",
+          {tensor({2, 4, 8, 8}, dt), tensor({4, 3, 3, 3}, dt), tensor({3}, dt), Ints({2, 2}), Ints({1, 1}), Ints({1, 1})}, {},
+          dt + " stride 2");
     b.add("conv_transpose1d.default", {tensor({2, 4, 10}, dt), tensor({4, 3, 3}, dt)}, {}, dt);
   }
   b.add("conv2d.default", {tensor({2, 3, 8, 8}, "f32"), tensor({4, 3, 3, 3}, "f32")}, {}, "special", SP);
-  b.add("conv2d.default", {channels_last({1, 6, 8, 8}, "f32"), tensor({6, 2, 3, 3}, "f32"), None(), Ints({1, 1}), Ints({1, 1}), Ints({1, 1}), I(3)},
-        {}, "channels-last, groups 3");
-  b.add("conv2d.padding", {tensor({2, 3, 9, 9}, "f32"), tensor({4, 3, 4, 4}, "f32"), None(), Ints({1, 1}), S("same")}, {}, "padding='same', even kernel");
-  b.add("conv2d.padding", {tensor({2, 3, 9, 9}, "f32"), tensor({4, 3, 3, 3}, "f32"), None(), Ints({1, 1}), S("valid")}, {}, "padding='valid'");
+  b.add("conv2d.default",
+        {channels_last({1, 6, 8, 8}, "f32"), tensor({6, 2, 3, 3}, "f32"), None(), Ints({1, 1}), Ints({1, 1}), Ints({1, 1}), I(3)}, {},
+        "channels-last, groups 3");
+  b.add("conv2d.padding", {tensor({2, 3, 9, 9}, "f32"), tensor({4, 3, 4, 4}, "f32"), None(), Ints({1, 1}), S("same")}, {},
+        "padding='same', even kernel");
+  b.add("conv2d.padding", {tensor({2, 3, 9, 9}, "f32"), tensor({4, 3, 3, 3}, "f32"), None(), Ints({1, 1}), S("valid")}, {},
+        "padding='valid'");
   // convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
   for (const std::string dt : {"f32", "f64"}) {
     b.add("convolution_backward.default",
-          {tensor({2, 8, 8, 8}, dt), tensor({2, 3, 16, 16}, dt), tensor({8, 3, 3, 3}, dt), Ints({8}), Ints({2, 2}), Ints({1, 1}), Ints({1, 1}),
-           B(false), Ints({0, 0}), I(1), List({B(true), B(true), B(true)})},
+          {tensor({2, 8, 8, 8}, dt), tensor({2, 3, 16, 16}, dt), tensor({8, 3, 3, 3}, dt), Ints({8}), Ints({2, 2}), Ints({1, 1}),
+           Ints({1, 1}), B(false), Ints({0, 0}), I(1), List({B(true), B(true), B(true)})},
           {}, dt + " stride 2, all grads");
   }
   b.add("convolution_backward.default",
-        {tensor({2, 6, 8, 8}, "f32"), tensor({2, 4, 10, 10}, "f32"), tensor({6, 2, 3, 3}, "f32"), None(), Ints({1, 1}), Ints({0, 0}), Ints({1, 1}),
-         B(false), Ints({0, 0}), I(2), List({B(true), B(true), B(false)})},
+        {tensor({2, 6, 8, 8}, "f32"), tensor({2, 4, 10, 10}, "f32"), tensor({6, 2, 3, 3}, "f32"), None(), Ints({1, 1}), Ints({0, 0}),
+         Ints({1, 1}), B(false), Ints({0, 0}), I(2), List({B(true), B(true), B(false)})},
         {}, "groups 2, no bias grad");
   b.add("convolution_backward.default",
-        {tensor({2, 4, 6, 6}, "f32"), tensor({2, 3, 6, 6}, "f32"), tensor({4, 3, 3, 3}, "f32"), Ints({4}), Ints({1, 1}), Ints({1, 1}), Ints({1, 1}),
-         B(false), Ints({0, 0}), I(1), List({B(false), B(true), B(true)})},
+        {tensor({2, 4, 6, 6}, "f32"), tensor({2, 3, 6, 6}, "f32"), tensor({4, 3, 3, 3}, "f32"), Ints({4}), Ints({1, 1}), Ints({1, 1}),
+         Ints({1, 1}), B(false), Ints({0, 0}), I(1), List({B(false), B(true), B(true)})},
         {}, "special, weight and bias grads", SP);
 }
 
 void pooling_family(Builder& b) {
   // max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
-  auto mp = [&](const std::string& op, TensorArg in, Shape k, Shape s, Shape p, Shape d, bool ceil, const std::string& label, ValueFamily f = N) {
+  auto mp = [&](const std::string& op, TensorArg in, Shape k, Shape s, Shape p, Shape d, bool ceil, const std::string& label,
+                ValueFamily f = N) {
     b.add(op, {std::move(in), Ints(k), Ints(s), Ints(p), Ints(d), B(ceil)}, {}, label, f);
   };
   for (const char* op : {"max_pool2d_with_indices.default", "max_pool2d.default"}) {
@@ -172,17 +190,20 @@ void pooling_family(Builder& b) {
     mp(op, tensor({0, 3, 8, 8}, "f32"), {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, "empty batch");
   }
   mp("max_pool3d_with_indices.default", tensor({1, 2, 6, 7, 8}, "f32"), {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}, false, "3-d");
-  mp("max_pool3d_with_indices.default", tensor({1, 2, 6, 6, 6}, "f32"), {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, true, "3-d special", SP);
+  mp("max_pool3d_with_indices.default", tensor({1, 2, 6, 6, 6}, "f32"), {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, true, "3-d special",
+     SP);
   b.add("max_pool1d.default", {tensor({2, 4, 20}, "f32"), Ints({3}), Ints({2})}, {}, "1-d");
   b.add("max_pool1d.default", {tensor({2, 4, 20}, "f32"), Ints({3}), Ints({2})}, {}, "1-d special", SP);
   // max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
   for (const std::string dt : {"f32", "f64"})
     b.add("max_pool2d_with_indices_backward.default",
-          {tensor({2, 3, 8, 8}, dt), tensor({2, 3, 16, 16}, dt), Ints({3, 3}), Ints({2, 2}), Ints({1, 1}), Ints({1, 1}), B(false), tensor({2, 3, 8, 8}, "i64")},
+          {tensor({2, 3, 8, 8}, dt), tensor({2, 3, 16, 16}, dt), Ints({3, 3}), Ints({2, 2}), Ints({1, 1}), Ints({1, 1}), B(false),
+           tensor({2, 3, 8, 8}, "i64")},
           {}, dt);
   // avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
   for (const std::string dt : {"f32", "f64", "bf16", "i64"})
-    b.add("avg_pool2d.default", {tensor({2, 3, 16, 16}, dt), Ints({3, 3}), Ints({2, 2}), Ints({1, 1})}, {}, std::string(dt) + " 3x3 stride 2 pad 1");
+    b.add("avg_pool2d.default", {tensor({2, 3, 16, 16}, dt), Ints({3, 3}), Ints({2, 2}), Ints({1, 1})}, {},
+          std::string(dt) + " 3x3 stride 2 pad 1");
   b.add("avg_pool2d.default", {tensor({2, 3, 15, 15}, "f32"), Ints({2, 2}), Ints({2, 2}), Ints({0, 0}), B(true), B(false)}, {},
         "ceil_mode, padding not counted");
   b.add("avg_pool2d.default", {tensor({2, 3, 12, 12}, "f32"), Ints({3, 3}), Ints({3, 3}), Ints({1, 1}), B(false), B(true), I(5)}, {},
@@ -191,12 +212,13 @@ void pooling_family(Builder& b) {
   b.add("avg_pool2d.default", {tensor({2, 3, 8, 8}, "f32"), Ints({2, 2})}, {}, "special", SP);
   b.add("avg_pool2d.default", {tensor({0, 3, 8, 8}, "f32"), Ints({2, 2})}, {}, "empty batch");
   b.add("avg_pool2d_backward.default",
-        {tensor({2, 3, 8, 8}, "f32"), tensor({2, 3, 16, 16}, "f32"), Ints({3, 3}), Ints({2, 2}), Ints({1, 1}), B(false), B(true), None()}, {},
-        "3x3 stride 2 pad 1");
+        {tensor({2, 3, 8, 8}, "f32"), tensor({2, 3, 16, 16}, "f32"), Ints({3, 3}), Ints({2, 2}), Ints({1, 1}), B(false), B(true), None()},
+        {}, "3x3 stride 2 pad 1");
   b.add("avg_pool3d.default", {tensor({1, 2, 6, 6, 6}, "f32"), Ints({2, 2, 2})}, {}, "3-d");
   b.add("avg_pool1d.default", {tensor({2, 4, 20}, "f32"), Ints({4}), Ints({3})}, {}, "1-d");
   for (const char* op : {"_adaptive_avg_pool2d.default", "adaptive_avg_pool2d.default", "adaptive_max_pool2d.default"}) {
-    for (const std::string dt : {"f32", "f64", "bf16"}) b.add(op, {tensor({2, 3, 13, 11}, dt), Ints({4, 5})}, {}, std::string(dt) + " 13x11 to 4x5");
+    for (const std::string dt : {"f32", "f64", "bf16"})
+      b.add(op, {tensor({2, 3, 13, 11}, dt), Ints({4, 5})}, {}, std::string(dt) + " 13x11 to 4x5");
     b.add(op, {tensor({2, 8, 7, 7}, "f32"), Ints({1, 1})}, {}, "global");
     b.add(op, {tensor({2, 3, 5, 5}, "f32"), Ints({7, 7})}, {}, "output larger than input");
     b.add(op, {channels_last({2, 8, 9, 9}, "f32"), Ints({3, 3})}, {}, "channels-last");
@@ -267,18 +289,20 @@ void normalisation_family(Builder& b) {
   }
   // native_group_norm(input, weight, bias, N, C, HxW, group, eps)
   for (const std::string dt : {"f32", "f64", "bf16"}) {
-    b.add("native_group_norm.default", {tensor({2, 6, 5, 5}, dt), tensor({6}, dt), tensor({6}, dt), I(2), I(6), I(25), I(3), F(1e-5)}, {}, dt);
+    b.add("native_group_norm.default", {tensor({2, 6, 5, 5}, dt), tensor({6}, dt), tensor({6}, dt), I(2), I(6), I(25), I(3), F(1e-5)}, {},
+          dt);
     b.add("group_norm.default", {tensor({2, 6, 5, 5}, dt), I(3), tensor({6}, dt), tensor({6}, dt)}, {}, dt);
   }
-  b.add("native_group_norm.default", {tensor({2, 8, 10}, "f32"), None(), None(), I(2), I(8), I(10), I(8), F(1e-5)}, {}, "instance-norm like, no affine");
-  b.add("native_group_norm.default", {tensor({2, 6, 5, 5}, "f32"), tensor({6}, "f32"), tensor({6}, "f32"), I(2), I(6), I(25), I(2), F(1e-5)}, {},
-        "special", SP);
+  b.add("native_group_norm.default", {tensor({2, 8, 10}, "f32"), None(), None(), I(2), I(8), I(10), I(8), F(1e-5)}, {},
+        "instance-norm like, no affine");
+  b.add("native_group_norm.default",
+        {tensor({2, 6, 5, 5}, "f32"), tensor({6}, "f32"), tensor({6}, "f32"), I(2), I(6), I(25), I(2), F(1e-5)}, {}, "special", SP);
   b.add("group_norm.default", {channels_last({2, 6, 5, 5}, "f32"), I(2), tensor({6}, "f32"), tensor({6}, "f32")}, {}, "channels-last");
   b.add("group_norm.default", {tensor({0, 6, 3}, "f32"), I(3)}, {}, "empty batch");
   // native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
   b.add("native_group_norm_backward.default",
-        {tensor({2, 6, 5, 5}, "f32"), tensor({2, 6, 5, 5}, "f32"), tensor({2, 3}, "f32"), tensor({2, 3}, "f32"), tensor({6}, "f32"), I(2), I(6),
-         I(25), I(3), List({B(true), B(true), B(true)})},
+        {tensor({2, 6, 5, 5}, "f32"), tensor({2, 6, 5, 5}, "f32"), tensor({2, 3}, "f32"), tensor({2, 3}, "f32"), tensor({6}, "f32"), I(2),
+         I(6), I(25), I(3), List({B(true), B(true), B(true)})},
         {}, "all grads");
 }
 
@@ -290,11 +314,13 @@ void embedding_family(Builder& b) {
   b.add("embedding.default", {tensor({100, 16}, "f32"), tensor({}, "i64")}, {}, "0-d index");
   b.add("embedding.default", {tensor({100, 16}, "f32"), tensor({0}, "i64")}, {}, "no indices");
   b.add("embedding.default", {tensor({50, 12}, "f32", L::Transposed), tensor({30}, "i64")}, {}, "transposed weight");
-  b.add("embedding.default", {tensor({50, 12}, "f32", L::Offset), tensor({3, 10}, "i64", L::Transposed)}, {}, "offset weight, transposed indices");
+  b.add("embedding.default", {tensor({50, 12}, "f32", L::Offset), tensor({3, 10}, "i64", L::Transposed)}, {},
+        "offset weight, transposed indices");
   b.add("embedding.default", {tensor({50, 12}, "f32"), tensor({40}, "i64")}, {}, "special weight", SP);
   b.add("embedding.default", {tensor({32000, 64}, "f32"), tensor({2, 128}, "i64")}, {}, "vocabulary 32000");
   // embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
-  b.add("embedding_dense_backward.default", {tensor({4, 7, 16}, "f32"), tensor({4, 7}, "i64"), I(100), I(-1), B(false)}, {}, "repeated indices add up");
+  b.add("embedding_dense_backward.default", {tensor({4, 7, 16}, "f32"), tensor({4, 7}, "i64"), I(100), I(-1), B(false)}, {},
+        "repeated indices add up");
   b.add("embedding_dense_backward.default", {tensor({4, 7, 16}, "f32"), tensor({4, 7}, "i64"), I(20), I(3), B(true)}, {},
         "padding_idx, scale_grad_by_freq");
   b.add("embedding_dense_backward.default", {tensor({4, 7, 16}, "f64"), tensor({4, 7}, "i64"), I(100), I(-1), B(false)}, {}, "f64");

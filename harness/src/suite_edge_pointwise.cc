@@ -13,16 +13,18 @@ constexpr ValueFamily N = ValueFamily::Normal;
 constexpr ValueFamily SP = ValueFamily::Special;
 using L = Layout;
 
-const char* const kUnary[] = {
-    "abs", "neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "asin",
-    "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc", "erfinv", "floor",
-    "ceil", "round", "trunc", "frac", "sign", "sgn", "reciprocal", "lgamma", "digamma", "isnan", "isinf", "isfinite",
-    "signbit", "logical_not", "bitwise_not", "nan_to_num", "deg2rad", "rad2deg", "sinc", "i0", "square", "isneginf",
-    "isposinf", "logit", "relu", "gelu", "silu", "mish", "hardswish", "hardsigmoid", "hardtanh", "elu", "leaky_relu",
-    "softplus", "celu", "selu", "relu6", "softshrink", "hardshrink", "log_sigmoid", "angle", "log_sigmoid_forward"};
-const char* const kUnaryInplace[] = {"abs_", "neg_", "exp_", "log_", "sqrt_", "sigmoid_", "tanh_", "relu_", "floor_",
-                                     "round_", "reciprocal_", "hardtanh_", "leaky_relu_", "silu_", "hardswish_",
-                                     "elu_", "sin_", "erf_"};
+const char* const kUnary[] = {"abs",         "neg",         "exp",        "exp2",       "expm1",       "log",      "log2",
+                              "log10",       "log1p",       "sqrt",       "rsqrt",      "sin",         "cos",      "tan",
+                              "asin",        "acos",        "atan",       "sinh",       "cosh",        "tanh",     "asinh",
+                              "acosh",       "atanh",       "sigmoid",    "erf",        "erfc",        "erfinv",   "floor",
+                              "ceil",        "round",       "trunc",      "frac",       "sign",        "sgn",      "reciprocal",
+                              "lgamma",      "digamma",     "isnan",      "isinf",      "isfinite",    "signbit",  "logical_not",
+                              "bitwise_not", "nan_to_num",  "deg2rad",    "rad2deg",    "sinc",        "i0",       "square",
+                              "isneginf",    "isposinf",    "logit",      "relu",       "gelu",        "silu",     "mish",
+                              "hardswish",   "hardsigmoid", "hardtanh",   "elu",        "leaky_relu",  "softplus", "celu",
+                              "selu",        "relu6",       "softshrink", "hardshrink", "log_sigmoid", "angle",    "log_sigmoid_forward"};
+const char* const kUnaryInplace[] = {"abs_",   "neg_",        "exp_",      "log_",        "sqrt_", "sigmoid_",   "tanh_", "relu_", "floor_",
+                                     "round_", "reciprocal_", "hardtanh_", "leaky_relu_", "silu_", "hardswish_", "elu_",  "sin_",  "erf_"};
 const char* const kUnaryOut[] = {"abs", "exp", "sigmoid", "tanh", "log", "sqrt", "sin"};
 
 // Same-shaped elementwise inputs in every layout and family a unary op should survive.
@@ -49,11 +51,9 @@ void binary(Builder& b, const std::string& op, bool inplace, const std::vector<s
   const auto& dtypes = inplace ? kFloat : kAllReal;
   for (const auto& dt : dtypes) b.add(op, {tensor({33, 17}, dt), tensor({33, 17}, dt)}, extra, dt);
   // Type promotion (the in-place ones keep self's dtype, so only wider-into-narrower is refused).
-  const std::pair<const char*, const char*> promo[] = {{"f32", "f64"}, {"f16", "f32"}, {"bf16", "f16"}, {"i32", "f32"},
-                                                       {"i64", "f16"}, {"u8", "i8"},   {"b8", "i32"},   {"f32", "b8"},
-                                                       {"i64", "i32"}, {"f64", "i64"}};
-  for (const auto& [a, c] : promo)
-    b.add(op, {tensor({16, 9}, a), tensor({16, 9}, c)}, extra, std::string("promotion ") + a + " with " + c);
+  const std::pair<const char*, const char*> promo[] = {{"f32", "f64"}, {"f16", "f32"}, {"bf16", "f16"}, {"i32", "f32"}, {"i64", "f16"},
+                                                       {"u8", "i8"},   {"b8", "i32"},  {"f32", "b8"},   {"i64", "i32"}, {"f64", "i64"}};
+  for (const auto& [a, c] : promo) b.add(op, {tensor({16, 9}, a), tensor({16, 9}, c)}, extra, std::string("promotion ") + a + " with " + c);
   b.add(op, {tensor({8, 8}, "f32"), tensor({}, "f64")}, extra, "0-d f64 other does not promote f32", N, kEmpty);
   b.add(op, {tensor({8, 8}, "i32"), tensor({}, "f32")}, extra, "0-d float other promotes int self", N, kEmpty);
   if (!inplace) b.add(op, {tensor({}, base), tensor({}, base)}, extra, "both 0-d");
@@ -98,17 +98,17 @@ void with_scalar(Builder& b, const std::string& op, bool inplace, const char* sc
   (void)scalar_arg;
 }
 
-}  // namespace
+// edge-large: just past 2^31 elements, where an int32 element index overflows. One-byte dtypes
+// keep it at 2 GiB.
+void large_samples(Builder& b) {
+  const int64_t n = (int64_t{1} << 31) + 37;
+  b.add("abs.default", {tensor({n}, "i8")}, {}, "2^31+37 elements i8", N, kLarge);
+  b.add("add.Tensor", {tensor({n}, "u8"), tensor({n}, "u8")}, {}, "2^31+37 elements u8", N, kLarge);
+  b.add("logical_not.default", {tensor({n}, "b8")}, {}, "2^31+37 elements b8", N, kLarge);
+}
 
-void pointwise_samples(Builder& b, bool large) {
-  if (large) {
-    // Just past 2^31 elements: an int32 element index overflows. One-byte dtypes keep it at 2 GiB.
-    const int64_t n = (int64_t{1} << 31) + 37;
-    b.add("abs.default", {tensor({n}, "i8")}, {}, "2^31+37 elements i8", N, kLarge);
-    b.add("add.Tensor", {tensor({n}, "u8"), tensor({n}, "u8")}, {}, "2^31+37 elements u8", N, kLarge);
-    b.add("logical_not.default", {tensor({n}, "b8")}, {}, "2^31+37 elements b8", N, kLarge);
-    return;
-  }
+// Unary ops: plain, in place and out=.
+void unary_samples(Builder& b) {
   for (const char* op : kUnary) unary(b, std::string(op) + ".default", false, {}, std::string(op) == "bitwise_not" ? "i64" : "f32");
   for (const char* op : kUnaryInplace) unary(b, std::string(op) + ".default", true);
   for (const char* op : kUnaryOut) {
@@ -117,7 +117,10 @@ void pointwise_samples(Builder& b, bool large) {
     b.add(std::string(op) + ".out", {tensor({100}, "f32")}, {{"out", tensor({100}, "f32")}}, "out=, special", SP);
     b.add(std::string(op) + ".out", {tensor({12}, "f64")}, {{"out", tensor({12}, "f64", L::Offset)}}, "out= into an offset view");
   }
-  // Activations with their parameters.
+}
+
+// Activations and other unary ops with their parameters; polygamma, glu, prelu.
+void activation_samples(Builder& b) {
   unary(b, "gelu.default", false, {{"approximate", S("tanh")}});
   unary(b, "elu.default", false, {{"alpha", F(0.7)}, {"scale", F(1.5)}, {"input_scale", F(2.0)}});
   unary(b, "leaky_relu.default", false, {{"negative_slope", F(0.2)}});
@@ -140,8 +143,7 @@ void pointwise_samples(Builder& b, bool large) {
     b.add("polygamma.default", {I(n), tensor({40}, "f64")}, {}, "n=" + std::to_string(n) + " special", SP);
   }
   b.add("polygamma.default", {I(2), tensor({8, 6}, "f32", L::Transposed)}, {}, "transposed");
-  for (const std::string dt : {"f32", "f64"})
-    b.add("glu.default", {tensor({6, 20}, dt), I(-1)}, {}, std::string(dt) + " last dim");
+  for (const std::string dt : {"f32", "f64"}) b.add("glu.default", {tensor({6, 20}, dt), I(-1)}, {}, std::string(dt) + " last dim");
   b.add("glu.default", {tensor({8, 6, 5}, "f32", L::Transposed), I(1)}, {}, "transposed, dim 1");
   b.add("glu.default", {tensor({4, 10}, "f32"), I(1)}, {}, "special", SP);
   b.add("glu.default", {tensor({0, 10}, "f32"), I(1)}, {}, "empty");
@@ -151,16 +153,50 @@ void pointwise_samples(Builder& b, bool large) {
   }
   b.add("prelu.default", {tensor({4, 3, 5, 5}, "f32"), tensor({1}, "f32")}, {}, "one weight", SP);
   b.add("prelu.default", {tensor({6, 3}, "f32", L::Transposed), tensor({3}, "f32")}, {}, "transposed");
+}
 
-  // Binary ops.
-  for (const char* op : {"add.Tensor", "sub.Tensor", "mul.Tensor", "div.Tensor", "remainder.Tensor", "fmod.Tensor",
-                         "pow.Tensor_Tensor", "atan2.default", "maximum.default", "minimum.default", "fmax.default",
-                         "fmin.default", "hypot.default", "copysign.Tensor", "logaddexp.default", "logaddexp2.default",
-                         "xlogy.Tensor", "floor_divide.default", "bitwise_and.Tensor", "bitwise_or.Tensor",
-                         "bitwise_xor.Tensor", "bitwise_left_shift.Tensor", "bitwise_right_shift.Tensor", "nextafter.default",
-                         "heaviside.default", "gcd.default", "lcm.default", "rsub.Tensor", "float_power.Tensor_Tensor",
-                         "eq.Tensor", "ne.Tensor", "lt.Tensor", "le.Tensor", "gt.Tensor", "ge.Tensor", "logical_and.default",
-                         "logical_or.default", "logical_xor.default", "special_xlog1py.default", "igamma.default"}) {
+// Binary ops (tensor with tensor): plain, with alpha or rounding mode, in place and out=.
+void binary_samples(Builder& b) {
+  for (const char* op : {"add.Tensor",
+                         "sub.Tensor",
+                         "mul.Tensor",
+                         "div.Tensor",
+                         "remainder.Tensor",
+                         "fmod.Tensor",
+                         "pow.Tensor_Tensor",
+                         "atan2.default",
+                         "maximum.default",
+                         "minimum.default",
+                         "fmax.default",
+                         "fmin.default",
+                         "hypot.default",
+                         "copysign.Tensor",
+                         "logaddexp.default",
+                         "logaddexp2.default",
+                         "xlogy.Tensor",
+                         "floor_divide.default",
+                         "bitwise_and.Tensor",
+                         "bitwise_or.Tensor",
+                         "bitwise_xor.Tensor",
+                         "bitwise_left_shift.Tensor",
+                         "bitwise_right_shift.Tensor",
+                         "nextafter.default",
+                         "heaviside.default",
+                         "gcd.default",
+                         "lcm.default",
+                         "rsub.Tensor",
+                         "float_power.Tensor_Tensor",
+                         "eq.Tensor",
+                         "ne.Tensor",
+                         "lt.Tensor",
+                         "le.Tensor",
+                         "gt.Tensor",
+                         "ge.Tensor",
+                         "logical_and.default",
+                         "logical_or.default",
+                         "logical_xor.default",
+                         "special_xlog1py.default",
+                         "igamma.default"}) {
     const std::string o = op;
     const bool integral = o.rfind("bitwise", 0) == 0 || o.rfind("gcd", 0) == 0 || o.rfind("lcm", 0) == 0;
     binary(b, op, false, {}, integral ? "i32" : "f32");
@@ -174,11 +210,16 @@ void pointwise_samples(Builder& b, bool large) {
   for (const char* op : {"add.out", "mul.out", "sub.out", "div.out", "maximum.out", "eq.Tensor_out"}) {
     const bool cmp = std::string(op).rfind("eq", 0) == 0;
     b.add(op, {tensor({16, 16}, "f32"), tensor({16, 16}, "f32")}, {{"out", tensor({16, 16}, cmp ? "b8" : "f32")}}, "out=");
-    b.add(op, {tensor({8, 1}, "f32"), tensor({1, 8}, "f32")}, {{"out", tensor({8, 8}, cmp ? "b8" : "f32")}}, "out=, broadcast", N, kBroadcast);
+    b.add(op, {tensor({8, 1}, "f32"), tensor({1, 8}, "f32")}, {{"out", tensor({8, 8}, cmp ? "b8" : "f32")}}, "out=, broadcast", N,
+          kBroadcast);
     b.add(op, {tensor({64}, "f32"), tensor({64}, "f32")}, {{"out", tensor({64}, cmp ? "b8" : "f32")}}, "out=, special", SP);
     b.add(op, {tensor({10, 6}, "i32"), tensor({10, 6}, "f32", L::Transposed)}, {{"out", tensor({10, 6}, cmp ? "b8" : "f32")}},
           "out=, promotion, transposed other");
   }
+}
+
+// Tensor-with-scalar overloads, and a scalar base with a tensor exponent.
+void scalar_samples(Builder& b) {
   for (const char* op : {"add.Scalar", "sub.Scalar", "mul.Scalar", "div.Scalar", "remainder.Scalar", "fmod.Scalar", "eq.Scalar",
                          "ne.Scalar", "lt.Scalar", "le.Scalar", "gt.Scalar", "ge.Scalar", "rsub.Scalar", "bitwise_and.Scalar",
                          "bitwise_or.Scalar", "xlogy.Scalar_Other", "floor_divide.Scalar", "pow.Tensor_Scalar"})
@@ -190,8 +231,10 @@ void pointwise_samples(Builder& b, bool large) {
   }
   b.add("pow.Scalar", {F(-1.5), tensor({30}, "f32")}, {}, "(-1.5) ** special", SP);
   b.add("pow.Scalar", {F(0.5), tensor({}, "f32")}, {}, "0-d exponent");
+}
 
-  // Three-operand ops.
+// Three-operand ops: addcmul, addcdiv, lerp.
+void three_operand_samples(Builder& b) {
   for (const auto& dt : kFloat) {
     b.add("addcmul.default", {tensor({12, 10}, dt), tensor({12, 10}, dt), tensor({12, 10}, dt)}, {{"value", F(0.5)}}, dt);
     b.add("addcdiv.default", {tensor({12, 10}, dt), tensor({12, 10}, dt), tensor({12, 10}, dt)}, {{"value", F(-2.0)}}, dt);
@@ -207,15 +250,19 @@ void pointwise_samples(Builder& b, bool large) {
     b.add(op, {tensor({0, 2}, "f32"), tensor({0, 2}, "f32"), tensor({0, 2}, "f32")}, {}, "empty");
   }
   for (const char* op : {"addcmul_.default", "addcdiv_.default"}) {
-    b.add(op, {tensor({12, 10}, "f32"), tensor({12, 10}, "f32"), tensor({10}, "f32")}, {{"value", F(0.1)}}, "in place, broadcast", N, kBroadcast);
-    b.add(op, {tensor({12, 10}, "f32", L::Transposed), tensor({12, 10}, "f32"), tensor({12, 10}, "f32")}, {}, "in place on a transposed view");
+    b.add(op, {tensor({12, 10}, "f32"), tensor({12, 10}, "f32"), tensor({10}, "f32")}, {{"value", F(0.1)}}, "in place, broadcast", N,
+          kBroadcast);
+    b.add(op, {tensor({12, 10}, "f32", L::Transposed), tensor({12, 10}, "f32"), tensor({12, 10}, "f32")}, {},
+          "in place on a transposed view");
     b.add(op, {tensor({50}, "f32"), tensor({50}, "f32"), tensor({50}, "f32")}, {}, "special", SP);
   }
+}
 
-  // where and clamp with tensor bounds.
-  for (const auto& dt : kAllReal)
-    b.add("where.self", {tensor({20, 10}, "b8"), tensor({20, 10}, dt), tensor({20, 10}, dt)}, {}, dt);
-  b.add("where.self", {tensor({20, 1}, "b8"), tensor({1, 10}, "f32"), tensor({20, 10}, "f64")}, {}, "broadcast, f32 with f64", N, kBroadcast);
+// where, and clamp with tensor bounds.
+void where_clamp_samples(Builder& b) {
+  for (const auto& dt : kAllReal) b.add("where.self", {tensor({20, 10}, "b8"), tensor({20, 10}, dt), tensor({20, 10}, dt)}, {}, dt);
+  b.add("where.self", {tensor({20, 1}, "b8"), tensor({1, 10}, "f32"), tensor({20, 10}, "f64")}, {}, "broadcast, f32 with f64", N,
+        kBroadcast);
   b.add("where.self", {tensor({}, "b8"), tensor({5}, "f32"), tensor({}, "f32")}, {}, "0-d condition and other", N, kBroadcast);
   b.add("where.self", {tensor({12, 8}, "b8", L::Transposed), tensor({12, 8}, "f32", L::Strided), tensor({12, 8}, "f32", L::Offset)}, {},
         "non-contiguous everything");
@@ -234,11 +281,27 @@ void pointwise_samples(Builder& b, bool large) {
   b.add("clamp.Tensor", {tensor({16, 8}, "f32"), tensor({8}, "f32"), None()}, {}, "min only, broadcast", N, kBroadcast);
   b.add("clamp.Tensor", {tensor({16, 8}, "f32"), None(), tensor({16, 1}, "f32")}, {}, "max only, broadcast", N, kBroadcast);
   b.add("clamp.Tensor", {tensor({100}, "f32"), tensor({100}, "f32"), tensor({100}, "f32")}, {}, "special", SP);
-  b.add("clamp.Tensor", {tensor({10, 6}, "i64"), tensor({10, 6}, "i64", L::Transposed), tensor({6}, "i64")}, {}, "i64, transposed min", N, kBroadcast);
+  b.add("clamp.Tensor", {tensor({10, 6}, "i64"), tensor({10, 6}, "i64", L::Transposed), tensor({6}, "i64")}, {}, "i64, transposed min", N,
+        kBroadcast);
   b.add("clamp_min.Tensor", {tensor({16, 8}, "f32"), tensor({8}, "f32")}, {}, "broadcast", N, kBroadcast);
   b.add("clamp_min.Tensor", {tensor({64}, "f32"), tensor({64}, "f32")}, {}, "special", SP);
   b.add("clamp_max.Tensor", {tensor({16, 8}, "f32"), tensor({16, 8}, "f32", L::Transposed)}, {}, "transposed max");
   b.add("clamp_max.Tensor", {tensor({64}, "f32"), tensor({64}, "f32")}, {}, "special", SP);
+}
+
+}  // namespace
+
+void pointwise_samples(Builder& b, bool large) {
+  if (large) {
+    large_samples(b);
+    return;
+  }
+  unary_samples(b);
+  activation_samples(b);
+  binary_samples(b);
+  scalar_samples(b);
+  three_operand_samples(b);
+  where_clamp_samples(b);
 }
 
 }  // namespace kg::harness::edge

@@ -97,8 +97,7 @@ void softmax_like(Builder& b, const std::string& op, bool half_to_float_arg) {
 
 void softmax_backward(Builder& b, const std::string& op) {
   // (grad_output, output, dim, input_dtype)
-  for (const auto& dt : kFloat)
-    b.add(op, {tensor({32, 100}, dt), tensor({32, 100}, dt), I(-1), Dtype(dt)}, {}, dt);
+  for (const auto& dt : kFloat) b.add(op, {tensor({32, 100}, dt), tensor({32, 100}, dt), I(-1), Dtype(dt)}, {}, dt);
   b.add(op, {tensor({8, 16, 64}, "f32"), tensor({8, 16, 64}, "f32"), I(1), Dtype("f32")}, {}, "middle dim");
   b.add(op, {tensor({64, 32}, "f32", L::Transposed), tensor({64, 32}, "f32"), I(1), Dtype("f32")}, {}, "transposed grad");
   b.add(op, {tensor({16, 50}, "f32"), tensor({16, 50}, "f32"), I(-1), Dtype("f32")}, {}, "special", SP);
@@ -125,17 +124,17 @@ void cumulative(Builder& b, const std::string& op, bool dtype_kw) {
   }
 }
 
-}  // namespace
+// edge-large: just past 2^31 elements, and rows of 2^30+5.
+void large_samples(Builder& b) {
+  const int64_t n = (int64_t{1} << 31) + 37;
+  b.add("sum.default", {tensor({n}, "u8")}, {}, "2^31+37 elements u8", N, kLarge);
+  b.add("any.default", {tensor({n}, "b8")}, {}, "2^31+37 elements b8", N, kLarge);
+  b.add("sum.dim_IntList", {tensor({2, (int64_t{1} << 30) + 5}, "i8"), Ints({1}), B(false)}, {}, "rows of 2^30+5 i8", N, kLarge);
+  b.add("amax.default", {tensor({(int64_t{1} << 30) + 5, 2}, "i8"), Ints({0}), B(false)}, {}, "2^31+10 elements i8, dim 0", N, kLarge);
+}
 
-void reduction_samples(Builder& b, bool large) {
-  if (large) {
-    const int64_t n = (int64_t{1} << 31) + 37;
-    b.add("sum.default", {tensor({n}, "u8")}, {}, "2^31+37 elements u8", N, kLarge);
-    b.add("any.default", {tensor({n}, "b8")}, {}, "2^31+37 elements b8", N, kLarge);
-    b.add("sum.dim_IntList", {tensor({2, (int64_t{1} << 30) + 5}, "i8"), Ints({1}), B(false)}, {}, "rows of 2^30+5 i8", N, kLarge);
-    b.add("amax.default", {tensor({(int64_t{1} << 30) + 5, 2}, "i8"), Ints({0}), B(false)}, {}, "2^31+10 elements i8, dim 0", N, kLarge);
-    return;
-  }
+// Reductions over a dim list or one dim.
+void dim_reduction_samples(Builder& b) {
   dim_reduction(b, "sum.dim_IntList", false);
   dim_reduction(b, "sum.dim_IntList", false, {{"dtype", Dtype("f64")}}, false, {"f32", "i32", "b8"});
   dim_reduction(b, "mean.dim", false, {}, false, kFloat);
@@ -162,6 +161,10 @@ void reduction_samples(Builder& b, bool large) {
   dim_reduction(b, "linalg_vector_norm.default", false, {{"ord", F(std::numeric_limits<double>::infinity())}}, true, kFloat);
   dim_reduction(b, "linalg_vector_norm.default", false, {{"ord", F(1.0)}}, true, {"f32"});
   dim_reduction(b, "sum.IntList_out", false, {{"out", tensor({0}, "f32")}}, false, {"f32"});
+}
+
+// Whole-tensor reductions, and norm over dims.
+void full_reduction_samples(Builder& b) {
   full_reduction(b, "sum.default");
   full_reduction(b, "sum.default", {{"dtype", Dtype("f64")}}, {"f32", "i64", "b8"});
   full_reduction(b, "mean.default", {}, kFloat);
@@ -183,24 +186,32 @@ void reduction_samples(Builder& b, bool large) {
   }
   b.add("norm.ScalarOpt_dim", {tensor({12, 30}, "f32"), F(2.0), Ints({1}), B(false)}, {}, "special", SP);
   b.add("norm.ScalarOpt_dim", {tensor({12, 30}, "f32", L::Transposed), F(2.0), Ints({0, 1}), B(false)}, {}, "transposed, both dims");
+}
 
+// softmax and log_softmax, forward and backward.
+void softmax_samples(Builder& b) {
   softmax_like(b, "_softmax.default", true);
   softmax_like(b, "_log_softmax.default", true);
   softmax_like(b, "softmax.int", false);
   softmax_like(b, "log_softmax.int", false);
   softmax_backward(b, "_softmax_backward_data.default");
   softmax_backward(b, "_log_softmax_backward_data.default");
+}
 
+// Scans.
+void cumulative_samples(Builder& b) {
   cumulative(b, "cumsum.default", true);
   cumulative(b, "cumprod.default", true);
   cumulative(b, "cummax.default", false);
   cumulative(b, "cummin.default", false);
   cumulative(b, "logcumsumexp.default", false);
   cumulative(b, "cumsum_.default", false);
+}
 
-  // Sorting and top-k. Integers give ties; a stable sort must keep their order.
-  // Integer inputs have ties, where only a stable sort's indices are defined: the unstable ops
-  // get floating dtypes only.
+// Sorting and top-k. Integers give ties; a stable sort must keep their order.
+// Integer inputs have ties, where only a stable sort's indices are defined: the unstable ops
+// get floating dtypes only.
+void sort_samples(Builder& b) {
   for (const auto& dt : kAllReal) {
     b.add("sort.stable", {tensor({16, 40}, dt)}, {{"stable", B(true)}, {"dim", I(1)}, {"descending", B(true)}}, dt + " stable descending");
     b.add("sort.stable", {tensor({16, 40}, dt)}, {{"stable", B(true)}}, dt + " stable ascending");
@@ -242,6 +253,20 @@ void reduction_samples(Builder& b, bool large) {
   b.add("topk.default", {tensor({3, 1000}, "f32"), I(1000), I(-1)}, {}, "k = size");
   b.add("topk.default", {tensor({3, 1000}, "f32"), I(0), I(-1)}, {}, "k = 0");
   b.add("topk.default", {tensor({3, 1000}, "f32"), I(100), I(-1), B(false), B(true)}, {}, "smallest 100");
+}
+
+}  // namespace
+
+void reduction_samples(Builder& b, bool large) {
+  if (large) {
+    large_samples(b);
+    return;
+  }
+  dim_reduction_samples(b);
+  full_reduction_samples(b);
+  softmax_samples(b);
+  cumulative_samples(b);
+  sort_samples(b);
 }
 
 }  // namespace kg::harness::edge

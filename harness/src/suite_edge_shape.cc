@@ -16,7 +16,8 @@ void gather_scatter(Builder& b) {
   for (const auto& dt : kAllReal) {
     b.add("gather.default", {tensor({10, 8}, dt), I(0), tensor({6, 8}, "i64")}, {}, dt + " dim 0");
     b.add("scatter.src", {tensor({10, 8}, dt), I(0), tensor({4, 8}, "i64"), tensor({4, 8}, dt)}, {}, dt + " dim 0");
-    b.add("scatter_add.default", {tensor({10, 8}, dt), I(1), tensor({10, 12}, "i64"), tensor({10, 12}, dt)}, {}, dt + " repeated targets add up");
+    b.add("scatter_add.default", {tensor({10, 8}, dt), I(1), tensor({10, 12}, "i64"), tensor({10, 12}, dt)}, {},
+          dt + " repeated targets add up");
     b.add("index_select.default", {tensor({10, 8}, dt), I(0), tensor({15}, "i64")}, {}, dt + " dim 0, repeats");
   }
   // Shapes and layouts every gather/scatter-like op should survive.
@@ -25,7 +26,8 @@ void gather_scatter(Builder& b) {
   b.add("gather.default", {tensor({4, 5, 6}, "f32"), I(-1), tensor({4, 5, 2}, "i64")}, {}, "3-d, dim -1");
   b.add("gather.default", {tensor({}, "f32"), I(0), tensor({}, "i64")}, {}, "0-d");
   b.add("gather.default", {tensor({10, 8}, "f32"), I(0), tensor({0, 8}, "i64")}, {}, "empty index");
-  b.add("gather.default", {tensor({12, 10}, "f32", L::Transposed), I(0), tensor({5, 10}, "i64", L::Strided)}, {}, "transposed self, strided index");
+  b.add("gather.default", {tensor({12, 10}, "f32", L::Transposed), I(0), tensor({5, 10}, "i64", L::Strided)}, {},
+        "transposed self, strided index");
   b.add("gather.default", {tensor({20}, "f32", L::Offset), I(0), tensor({7}, "i64", L::Offset)}, {}, "offset views");
   b.add("gather.default", {tensor({10, 8}, "f32"), I(1), tensor({10, 8}, "i32")}, {}, "i32 index (2.x accepts it)");
   b.add("gather.default", {tensor({10, 8}, "f32"), I(1), tensor({10, 8}, "i64")}, {}, "special", SP);
@@ -41,26 +43,31 @@ void gather_scatter(Builder& b) {
           "transposed self, strided src");
     b.add(op, {tensor({10, 8}, "f32"), I(0), tensor({6, 8}, "i64"), tensor({6, 8}, "f32")}, kw, "special", SP);
   }
-  b.add("scatter.reduce", {tensor({10, 8}, "f32"), I(0), tensor({4, 8}, "i64"), tensor({4, 8}, "f32")}, {{"reduce", S("multiply")}}, "multiply");
+  b.add("scatter.reduce", {tensor({10, 8}, "f32"), I(0), tensor({4, 8}, "i64"), tensor({4, 8}, "f32")}, {{"reduce", S("multiply")}},
+        "multiply");
   for (const std::string dt : {"f32", "f64", "i64"})
     b.add("scatter.value", {tensor({10, 8}, dt), I(0), tensor({4, 8}, "i64"), F(-2.5)}, {}, std::string(dt) + " value -2.5");
-  b.add("scatter.value", {tensor({10, 8}, "f32"), I(1), tensor({10, 2}, "i64"), F(std::numeric_limits<double>::quiet_NaN())}, {}, "value nan");
+  b.add("scatter.value", {tensor({10, 8}, "f32"), I(1), tensor({10, 2}, "i64"), F(std::numeric_limits<double>::quiet_NaN())}, {},
+        "value nan");
   b.add("scatter_.src", {tensor({10, 8}, "f32"), I(0), tensor({4, 8}, "i64"), tensor({4, 8}, "f32")}, {}, "in place");
   b.add("scatter_.value", {tensor({10, 8}, "f32"), I(1), tensor({10, 3}, "i64"), F(1.0)}, {}, "in place");
-  b.add("scatter_add_.default", {tensor({10, 8}, "f32"), I(0), tensor({20, 8}, "i64"), tensor({20, 8}, "f32")}, {}, "in place, repeated targets");
+  b.add("scatter_add_.default", {tensor({10, 8}, "f32"), I(0), tensor({20, 8}, "i64"), tensor({20, 8}, "f32")}, {},
+        "in place, repeated targets");
   for (const char* red : {"sum", "prod", "mean", "amax", "amin"}) {
     for (bool include_self : {true, false})
-      b.add("scatter_reduce.two", {tensor({10, 8}, "f32"), I(0), tensor({20, 8}, "i64"), tensor({20, 8}, "f32"), S(red), B(include_self)}, {},
-            std::string(red) + (include_self ? "" : ", without self"));
+      b.add("scatter_reduce.two", {tensor({10, 8}, "f32"), I(0), tensor({20, 8}, "i64"), tensor({20, 8}, "f32"), S(red), B(include_self)},
+            {}, std::string(red) + (include_self ? "" : ", without self"));
     b.add("scatter_reduce.two", {tensor({10, 8}, "f32"), I(1), tensor({10, 6}, "i64"), tensor({10, 6}, "f32"), S(red)}, {},
           std::string(red) + " special", SP);
-    b.add("scatter_reduce.two", {tensor({10, 8}, "i64"), I(1), tensor({10, 6}, "i64"), tensor({10, 6}, "i64"), S(red)}, {}, std::string(red) + " i64");
+    b.add("scatter_reduce.two", {tensor({10, 8}, "i64"), I(1), tensor({10, 6}, "i64"), tensor({10, 6}, "i64"), S(red)}, {},
+          std::string(red) + " i64");
   }
   b.add("index_select.default", {tensor({10, 8}, "f32"), I(1), tensor({3}, "i32")}, {}, "i32 index, dim 1");
   b.add("index_select.default", {tensor({10, 8}, "f32"), I(0), tensor({}, "i64")}, {}, "0-d index");
   b.add("index_select.default", {tensor({}, "f32"), I(0), tensor({1}, "i64")}, {}, "0-d self");
   b.add("index_select.default", {tensor({10, 8}, "f32"), I(0), tensor({0}, "i64")}, {}, "empty index");
-  b.add("index_select.default", {tensor({12, 10}, "f32", L::Transposed), I(1), tensor({20}, "i64", L::Strided)}, {}, "transposed, strided index");
+  b.add("index_select.default", {tensor({12, 10}, "f32", L::Transposed), I(1), tensor({20}, "i64", L::Strided)}, {},
+        "transposed, strided index");
   b.add("index_select.default", {tensor({30, 8}, "f32", L::Offset), I(0), tensor({9}, "i64", L::Offset)}, {}, "offset views");
   b.add("index_select.default", {tensor({10, 8}, "f32"), I(0), tensor({12}, "i64")}, {}, "special", SP);
   b.add("index_select.default", {tensor({5000, 64}, "f32"), I(0), tensor({300}, "i64")}, {}, "300 rows of 5000");
@@ -73,17 +80,21 @@ void gather_scatter(Builder& b) {
 
 void index_ops(Builder& b) {
   for (const std::string dt : {"f32", "f64", "bf16", "i64", "i32", "b8"}) {
-    b.add("index_add.default", {tensor({10, 8}, dt), I(0), tensor({15}, "i64"), tensor({15, 8}, dt)}, {}, std::string(dt) + " repeats add up");
-    b.add("index_copy.default", {tensor({10, 8}, dt), I(0), tensor({6}, "i64"), tensor({6, 8}, dt)}, {}, std::string(dt) + " distinct rows");
+    b.add("index_add.default", {tensor({10, 8}, dt), I(0), tensor({15}, "i64"), tensor({15, 8}, dt)}, {},
+          std::string(dt) + " repeats add up");
+    b.add("index_copy.default", {tensor({10, 8}, dt), I(0), tensor({6}, "i64"), tensor({6, 8}, dt)}, {},
+          std::string(dt) + " distinct rows");
     b.add("index_fill.int_Scalar", {tensor({10, 8}, dt), I(1), tensor({3}, "i64"), F(-1.0)}, {}, std::string(dt) + " fill -1");
   }
-  b.add("index_add.default", {tensor({10, 8}, "f32"), I(1), tensor({4}, "i64"), tensor({10, 4}, "f32")}, {{"alpha", F(0.5)}}, "dim 1, alpha 0.5");
+  b.add("index_add.default", {tensor({10, 8}, "f32"), I(1), tensor({4}, "i64"), tensor({10, 4}, "f32")}, {{"alpha", F(0.5)}},
+        "dim 1, alpha 0.5");
   b.add("index_add.default", {tensor({10, 8}, "f32", L::Transposed), I(0), tensor({5}, "i64"), tensor({5, 8}, "f32", L::Strided)}, {},
         "transposed self, strided source");
   b.add("index_add.default", {tensor({10, 8}, "f32"), I(0), tensor({6}, "i64"), tensor({6, 8}, "f32")}, {}, "special", SP);
   b.add("index_add.default", {tensor({}, "f32"), I(0), tensor({1}, "i64"), tensor({1}, "f32")}, {}, "0-d self");
   b.add("index_add_.default", {tensor({10, 8}, "f32"), I(0), tensor({12}, "i64"), tensor({12, 8}, "f32")}, {}, "in place");
-  b.add("index_copy.default", {tensor({10, 8}, "f32"), I(1), tensor({8}, "i64"), tensor({10, 8}, "f32")}, {}, "permutation of every column");
+  b.add("index_copy.default", {tensor({10, 8}, "f32"), I(1), tensor({8}, "i64"), tensor({10, 8}, "f32")}, {},
+        "permutation of every column");
   b.add("index_copy.default", {tensor({10, 8}, "f32"), I(0), tensor({0}, "i64"), tensor({0, 8}, "f32")}, {}, "empty index");
   b.add("index_copy.default", {tensor({10, 8}, "f32"), I(0), tensor({4}, "i64"), tensor({4, 8}, "f32")}, {}, "special", SP);
   b.add("index_fill.int_Tensor", {tensor({10, 8}, "f32"), I(0), tensor({3}, "i64"), tensor({}, "f32")}, {}, "0-d tensor value");
@@ -111,10 +122,12 @@ void index_ops(Builder& b) {
   }
   b.add("index_put.default", {tensor({10, 8}, "f32"), List({tensor({5}, "i64").value, tensor({5}, "i64").value}), tensor({5}, "f32")}, {},
         "element pairs");
-  b.add("index_put.default", {tensor({10, 8}, "f32"), List({tensor({10}, "b8").value}), tensor({8}, "f32")}, {}, "bool mask, broadcast values",
-        N, kBroadcast);
-  b.add("index_put.default", {tensor({10, 8}, "f32"), List({tensor({4}, "i64").value}), tensor({}, "f32")}, {}, "0-d value broadcast", N, kBroadcast);
-  b.add("index_put.default", {tensor({10, 8}, "f32", L::Transposed), List({tensor({3}, "i64").value}), tensor({3, 8}, "f32")}, {}, "transposed self");
+  b.add("index_put.default", {tensor({10, 8}, "f32"), List({tensor({10}, "b8").value}), tensor({8}, "f32")}, {},
+        "bool mask, broadcast values", N, kBroadcast);
+  b.add("index_put.default", {tensor({10, 8}, "f32"), List({tensor({4}, "i64").value}), tensor({}, "f32")}, {}, "0-d value broadcast", N,
+        kBroadcast);
+  b.add("index_put.default", {tensor({10, 8}, "f32", L::Transposed), List({tensor({3}, "i64").value}), tensor({3, 8}, "f32")}, {},
+        "transposed self");
   b.add("index_put.default", {tensor({10, 8}, "f32"), List({tensor({3}, "i64").value}), tensor({3, 8}, "f32")}, {}, "special", SP);
   b.add("index_put_.default", {tensor({10, 8}, "f32"), List({tensor({12}, "i64").value}), tensor({12, 8}, "f32"), B(true)}, {},
         "in place, accumulate");
@@ -131,13 +144,15 @@ void masked_ops(Builder& b) {
   for (const char* op : {"masked_fill.Scalar", "masked_fill_.Scalar"}) {
     b.add(op, {tensor({12, 9}, "f32"), tensor({9}, "b8"), F(0.5)}, {}, "broadcast mask", N, kBroadcast);
     b.add(op, {tensor({12, 9}, "f32", L::Transposed), tensor({12, 9}, "b8", L::Strided), F(0.5)}, {}, "transposed self, strided mask");
-    b.add(op, {tensor({30}, "f32", L::Offset), tensor({30}, "b8"), F(std::numeric_limits<double>::quiet_NaN())}, {}, "offset self, fill nan");
+    b.add(op, {tensor({30}, "f32", L::Offset), tensor({30}, "b8"), F(std::numeric_limits<double>::quiet_NaN())}, {},
+          "offset self, fill nan");
     b.add(op, {tensor({}, "f32"), tensor({}, "b8"), I(7)}, {}, "0-d");
     b.add(op, {tensor({0, 4}, "f32"), tensor({0, 4}, "b8"), I(7)}, {}, "empty");
     b.add(op, {tensor({64}, "f32"), tensor({64}, "b8"), F(1.0)}, {}, "special", SP);
   }
   b.add("masked_fill.Tensor", {tensor({12, 9}, "f32"), tensor({12, 9}, "b8"), tensor({}, "f32")}, {}, "0-d tensor value");
-  b.add("masked_fill.Tensor", {tensor({12, 9}, "bf16"), tensor({12, 1}, "b8"), tensor({}, "bf16")}, {}, "bf16, broadcast mask", N, kBroadcast);
+  b.add("masked_fill.Tensor", {tensor({12, 9}, "bf16"), tensor({12, 1}, "b8"), tensor({}, "bf16")}, {}, "bf16, broadcast mask", N,
+        kBroadcast);
   b.add("masked_select.default", {tensor({12, 9}, "f32"), tensor({9}, "b8")}, {}, "broadcast mask", N, kBroadcast);
   b.add("masked_select.default", {tensor({12, 9}, "f32", L::Transposed), tensor({12, 9}, "b8")}, {}, "transposed self");
   b.add("masked_select.default", {tensor({0, 3}, "f32"), tensor({0, 3}, "b8")}, {}, "empty");
@@ -166,7 +181,8 @@ void cat_split(Builder& b) {
   b.add("cat.default", {list({tensor({4, 3}, "f32"), tensor({4, 5}, "f64"), tensor({4, 1}, "i32")}), I(1)}, {}, "mixed dtypes promote");
   b.add("cat.default", {list({tensor({4, 3}, "f32"), tensor({0}, "f32")}), I(0)}, {}, "legacy empty 1-d piece is skipped");
   b.add("cat.default", {list({tensor({0, 3}, "f32"), tensor({0, 3}, "f32")}), I(0)}, {}, "all empty");
-  b.add("cat.default", {list({tensor({6, 4}, "f32", L::Transposed), tensor({6, 4}, "f32", L::Strided), tensor({6, 4}, "f32", L::Expanded)}), I(0)}, {},
+  b.add("cat.default",
+        {list({tensor({6, 4}, "f32", L::Transposed), tensor({6, 4}, "f32", L::Strided), tensor({6, 4}, "f32", L::Expanded)}), I(0)}, {},
         "transposed, strided and expanded pieces");
   b.add("cat.default", {list({tensor({2, 3, 4}, "f32"), tensor({2, 3, 4}, "f32")}), I(1)}, {}, "special", SP);
   b.add("cat.default", {list({tensor({1}, "f32")}), I(0)}, {}, "one piece");
@@ -250,8 +266,14 @@ void views_and_copies(Builder& b) {
     add(tensor(v.shape, "f32"), "special", SP);
   }
   // Copies that convert.
-  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
-           {"f32", "f16"}, {"f32", "bf16"}, {"f64", "f32"}, {"f32", "i32"}, {"i64", "f32"}, {"b8", "f32"}, {"f32", "b8"}, {"bf16", "f32"}}) {
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"f32", "f16"},
+                                                                                 {"f32", "bf16"},
+                                                                                 {"f64", "f32"},
+                                                                                 {"f32", "i32"},
+                                                                                 {"i64", "f32"},
+                                                                                 {"b8", "f32"},
+                                                                                 {"f32", "b8"},
+                                                                                 {"bf16", "f32"}}) {
     b.add("_to_copy.default", {tensor({20, 9}, from)}, {{"dtype", Dtype(to)}}, from + " to " + to);
     b.add("copy_.default", {tensor({20, 9}, to), tensor({20, 9}, from)}, {}, from + " into " + to);
   }
@@ -283,8 +305,8 @@ void shape_samples(Builder& b, bool large) {
   if (large) {
     const int64_t n = (int64_t{1} << 31) + 37;
     b.add("gather.default", {tensor({n}, "u8"), I(0), tensor({1000}, "i64")}, {}, "from 2^31+37 elements u8", N, kLarge);
-    b.add("cat.default", {List({tensor({n / 2}, "i8").value, tensor({n / 2 + 1}, "i8").value}), I(0)}, {}, "two halves into 2^31+ elements i8", N,
-          kLarge);
+    b.add("cat.default", {List({tensor({n / 2}, "i8").value, tensor({n / 2 + 1}, "i8").value}), I(0)}, {},
+          "two halves into 2^31+ elements i8", N, kLarge);
     return;
   }
   gather_scatter(b);

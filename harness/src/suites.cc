@@ -44,22 +44,20 @@ std::vector<Sample> parse_table(const std::string& suite, const std::vector<Samp
   return out;
 }
 
-bool resolves(const std::string& op) {
-  auto dot = op.rfind('.');
-  std::string name = dot == std::string::npos ? op : op.substr(0, dot);
-  std::string overload = dot == std::string::npos ? "" : op.substr(dot + 1);
-  if (overload == "default") overload = "";
-  return c10::Dispatcher::singleton().findSchema({"aten::" + name, overload}).has_value();
+// The linked libtorch's overload for a suite's op ("add.Tensor"; a bare "relu" is the default
+// overload), or nullopt.
+c10::optional<c10::OperatorHandle> find_overload(const std::string& op) {
+  const auto name = names::OpName::try_parse_unqualified(op);
+  if (!name) return c10::nullopt;
+  return c10::Dispatcher::singleton().findSchema({name->dispatcher_name(), name->dispatcher_overload()});
 }
+
+bool resolves(const std::string& op) { return find_overload(op).has_value(); }
 
 // An argument type the input builder cannot make (inputs.cc): the overload is left out with the
 // reason instead of failing every sample. Scalar[] (the _foreach_*.ScalarList overloads) is one.
 std::string unsupported_argument(const std::string& op) {
-  auto dot = op.rfind('.');
-  std::string name = dot == std::string::npos ? op : op.substr(0, dot);
-  std::string overload = dot == std::string::npos ? "" : op.substr(dot + 1);
-  if (overload == "default") overload = "";
-  auto handle = c10::Dispatcher::singleton().findSchema({"aten::" + name, overload});
+  auto handle = find_overload(op);
   if (!handle) return "";
   for (const auto& a : handle->schema().arguments()) {
     const c10::TypePtr& t = a.real_type();
@@ -80,8 +78,10 @@ bool has_dtype(const trace::Value& v, const std::string& dt) {
 // not own, so two runs disagree): left out, with the reason, rather than failing every candidate.
 std::string unreliable_reference(const Sample& s) {
   const auto& args = s.call.args;
-  auto handle = c10::Dispatcher::singleton().findSchema({"aten::" + s.op.substr(0, s.op.rfind('.')),
-                                                        s.op.substr(s.op.rfind('.') + 1) == "default" ? "" : s.op.substr(s.op.rfind('.') + 1)});
+  // The argument checks read the schema of an op spelled with its overload (a bare name, which a
+  // trace may write, is not looked up here).
+  const auto name = names::OpName::try_parse_unqualified(s.op);
+  auto handle = name && name->profile() == s.op ? find_overload(s.op) : c10::nullopt;
   if (handle) {
     // A sample's value for a schema argument, positional or keyword.
     const auto& schema_args = handle->schema().arguments();
@@ -173,20 +173,59 @@ const Loaded& loaded(const std::string& suite) {
 std::string excluded_reason(const std::string& op) {
   const std::string base = op.substr(0, op.find('.'));
   // Random: the reference draws from its own generator, so no candidate can match it.
-  static const std::set<std::string> random = {
-      "bernoulli", "bernoulli_", "dropout", "dropout_", "native_dropout", "feature_dropout", "alpha_dropout",
-      "feature_alpha_dropout", "_fused_dropout", "rand", "rand_like", "randn", "randn_like", "randint", "randint_like",
-      "randperm", "normal", "normal_", "uniform", "uniform_", "exponential_", "geometric_", "log_normal_", "cauchy_",
-      "random_", "multinomial", "poisson", "binomial", "rrelu", "rrelu_", "rrelu_with_noise", "rrelu_with_noise_",
-      "_standard_gamma", "_sample_dirichlet", "_fused_moving_avg_obs_fq_helper", "native_dropout_backward_random"};
+  static const std::set<std::string> random = {"bernoulli",
+                                               "bernoulli_",
+                                               "dropout",
+                                               "dropout_",
+                                               "native_dropout",
+                                               "feature_dropout",
+                                               "alpha_dropout",
+                                               "feature_alpha_dropout",
+                                               "_fused_dropout",
+                                               "rand",
+                                               "rand_like",
+                                               "randn",
+                                               "randn_like",
+                                               "randint",
+                                               "randint_like",
+                                               "randperm",
+                                               "normal",
+                                               "normal_",
+                                               "uniform",
+                                               "uniform_",
+                                               "exponential_",
+                                               "geometric_",
+                                               "log_normal_",
+                                               "cauchy_",
+                                               "random_",
+                                               "multinomial",
+                                               "poisson",
+                                               "binomial",
+                                               "rrelu",
+                                               "rrelu_",
+                                               "rrelu_with_noise",
+                                               "rrelu_with_noise_",
+                                               "_standard_gamma",
+                                               "_sample_dirichlet",
+                                               "_fused_moving_avg_obs_fq_helper",
+                                               "native_dropout_backward_random"};
   // Uninitialised memory: the values are whatever the allocator returned.
-  static const std::set<std::string> uninitialised = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided",
-                                                      "_empty_affine_quantized", "_empty_per_channel_affine_quantized",
-                                                      "resize_", "resize_as_", "empty_permuted"};
+  static const std::set<std::string> uninitialised = {"empty",
+                                                      "empty_like",
+                                                      "empty_strided",
+                                                      "new_empty",
+                                                      "new_empty_strided",
+                                                      "_empty_affine_quantized",
+                                                      "_empty_per_channel_affine_quantized",
+                                                      "resize_",
+                                                      "resize_as_",
+                                                      "empty_permuted"};
   // Aliasing and metadata: no computation to check, or results that depend on storage identity.
-  static const std::set<std::string> aliasing = {"set_", "_local_scalar_dense", "item", "is_same_size", "record_stream", "sym_size",
-                                                 "sym_stride", "sym_numel", "sym_storage_offset", "_assert_async", "_assert_scalar",
-                                                 "_make_dep_token", "detach_", "lift_fresh"};
+  static const std::set<std::string> aliasing = {"set_",          "_local_scalar_dense", "item",
+                                                 "is_same_size",  "record_stream",       "sym_size",
+                                                 "sym_stride",    "sym_numel",           "sym_storage_offset",
+                                                 "_assert_async", "_assert_scalar",      "_make_dep_token",
+                                                 "detach_",       "lift_fresh"};
   if (random.count(base)) return "random: its reference draws from a generator (not reproducible by a candidate)";
   if (uninitialised.count(base)) return "returns uninitialised memory";
   if (aliasing.count(base)) return "no computation to judge (aliasing, metadata or an assertion)";
@@ -195,7 +234,8 @@ std::string excluded_reason(const std::string& op) {
   if (base.rfind("to_sparse", 0) == 0 || base.rfind("_to_sparse", 0) == 0 || base.rfind("sparse_", 0) == 0 ||
       base.rfind("_sparse_", 0) == 0 || base == "to_mkldnn" || base == "_to_dense" || base == "to_dense")
     return "returns a sparse or mkldnn tensor, which the runner protocol does not carry";
-  if (base == "_conj" || base == "_neg_view") return "returns a view with the conjugate or negative bit set, which the runner protocol does not carry";
+  if (base == "_conj" || base == "_neg_view")
+    return "returns a view with the conjugate or negative bit set, which the runner protocol does not carry";
   return "";
 }
 

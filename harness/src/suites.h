@@ -16,7 +16,7 @@ namespace kg::harness {
 
 struct SampleSpec {
   const char* op;
-  const char* spec;     // "((args...), {kwargs...})"
+  const char* spec;  // "((args...), {kwargs...})"
   ValueFamily family;
   const char* label;
   unsigned traits;
@@ -112,9 +112,9 @@ class Builder {
 };
 
 // Dtype groups.
-extern const std::vector<std::string> kFloat;      // f32 f64 f16 bf16
-extern const std::vector<std::string> kInt;        // i64 i32 i16 i8 u8
-extern const std::vector<std::string> kAllReal;    // kFloat + kInt + b8
+extern const std::vector<std::string> kFloat;    // f32 f64 f16 bf16
+extern const std::vector<std::string> kInt;      // i64 i32 i16 i8 u8
+extern const std::vector<std::string> kAllReal;  // kFloat + kInt + b8
 bool is_float(const std::string& dt);
 bool is_int(const std::string& dt);
 
@@ -123,10 +123,10 @@ constexpr unsigned kLarge = static_cast<unsigned>(InputTrait::LargeSize);
 constexpr unsigned kEmpty = static_cast<unsigned>(InputTrait::EmptyOrScalar);
 
 // Family generators, one file each. `large`: add only the LargeSize samples (edge-large).
-void pointwise_samples(Builder& b, bool large);   // suite_edge_pointwise.cc: unary, binary, comparisons, logical, where/clamp, activations
-void reduction_samples(Builder& b, bool large);   // suite_edge_reduce.cc: reductions, softmax, cumulative, sort/topk
-void nn_samples(Builder& b, bool large);          // suite_edge_nn.cc: matmul, convolution, pooling, normalisation, embedding
-void shape_samples(Builder& b, bool large);       // suite_edge_shape.cc: indexing, gather/scatter, masked, cat/stack/split, views
+void pointwise_samples(Builder& b, bool large);  // suite_edge_pointwise.cc: unary, binary, comparisons, logical, where/clamp, activations
+void reduction_samples(Builder& b, bool large);  // suite_edge_reduce.cc: reductions, softmax, cumulative, sort/topk
+void nn_samples(Builder& b, bool large);         // suite_edge_nn.cc: matmul, convolution, pooling, normalisation, embedding
+void shape_samples(Builder& b, bool large);      // suite_edge_shape.cc: indexing, gather/scatter, masked, cat/stack/split, views
 
 std::vector<Sample> samples(bool large);
 

@@ -1,4 +1,5 @@
-// UTF-8 validation per RFC 3629 (no overlongs, no surrogates, nothing above U+10FFFF).
+// The one escaper behind every mode of text_safety.h. UTF-8 validation per RFC 3629 (no
+// overlongs, no surrogates, nothing above U+10FFFF).
 #include "kernelgate/text_safety.h"
 
 #include <cstdint>
@@ -45,23 +46,37 @@ bool is_control(uint32_t cp, Newlines newlines) {
   return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
-template <typename Escape>
-std::string escape_where(std::string_view bytes, bool* changed, Escape escape) {
+bool is_ascii_control(uint32_t cp) { return cp < 0x20 || cp == 0x7f; }
+
+// What becomes of one character (a valid UTF-8 sequence).
+struct Action {
+  enum Kind { Keep, Hex, Replace } kind = Keep;  // Hex: each of its bytes as \xNN
+  const char* text = nullptr;                    // Replace: what is written instead
+};
+
+// What becomes of a byte that starts no valid UTF-8 sequence.
+enum class InvalidBytes { Escape, Keep };
+
+template <typename Rule>
+std::string escape_where(std::string_view bytes, InvalidBytes invalid, bool* changed, Rule rule) {
   std::string out;
   out.reserve(bytes.size());
   bool any = false;
   while (!bytes.empty()) {
     uint32_t cp = 0;
     size_t len = valid_sequence(bytes, &cp);
-    if (len == 0) {
-      append_escaped_byte(&out, static_cast<unsigned char>(bytes[0]));
-      any = true;
-      len = 1;
-    } else if (escape(cp)) {
-      for (size_t i = 0; i < len; ++i) append_escaped_byte(&out, static_cast<unsigned char>(bytes[i]));
-      any = true;
-    } else {
-      out.append(bytes.data(), len);
+    const Action action = len == 0 ? Action{invalid == InvalidBytes::Escape ? Action::Hex : Action::Keep} : rule(cp);
+    if (len == 0) len = 1;
+    switch (action.kind) {
+      case Action::Keep: out.append(bytes.data(), len); break;
+      case Action::Hex:
+        for (size_t i = 0; i < len; ++i) append_escaped_byte(&out, static_cast<unsigned char>(bytes[i]));
+        any = true;
+        break;
+      case Action::Replace:
+        out += action.text;
+        any = true;
+        break;
     }
     bytes.remove_prefix(len);
   }
@@ -69,14 +84,34 @@ std::string escape_where(std::string_view bytes, bool* changed, Escape escape) {
   return out;
 }
 
+Action python_escape(uint32_t cp) {
+  switch (cp) {
+    case '\\': return {Action::Replace, "\\\\"};
+    case '\'': return {Action::Replace, "\\'"};
+    case '\n': return {Action::Replace, "\\n"};
+    case '\r': return {Action::Replace, "\\r"};
+    case '\t': return {Action::Replace, "\\t"};
+    default: return {is_ascii_control(cp) ? Action::Hex : Action::Keep};
+  }
+}
+
 }  // namespace
 
 std::string utf8_escaped(std::string_view bytes, bool* changed) {
-  return escape_where(bytes, changed, [](uint32_t) { return false; });
+  return escape_where(bytes, InvalidBytes::Escape, changed, [](uint32_t) { return Action{Action::Keep}; });
 }
 
 std::string terminal_safe(std::string_view bytes, Newlines newlines, bool* changed) {
-  return escape_where(bytes, changed, [newlines](uint32_t cp) { return is_control(cp, newlines); });
+  return escape_where(bytes, InvalidBytes::Escape, changed,
+                      [newlines](uint32_t cp) { return Action{is_control(cp, newlines) ? Action::Hex : Action::Keep}; });
+}
+
+std::string python_quoted(std::string_view bytes) { return "'" + escape_where(bytes, InvalidBytes::Keep, nullptr, python_escape) + "'"; }
+
+std::string quoted_excerpt(std::string_view text, std::size_t max_bytes) {
+  const std::string shown = escape_where(text.substr(0, max_bytes), InvalidBytes::Keep, nullptr,
+                                         [](uint32_t cp) { return Action{is_ascii_control(cp) ? Action::Hex : Action::Keep}; });
+  return "'" + shown + (text.size() > max_bytes ? "..." : "") + "'";
 }
 
 }  // namespace kg::text

@@ -3,6 +3,8 @@
 // No torch headers here: this file builds alone for the fuzz target.
 #include "kernelgate/trace.h"
 
+#include "kernelgate/text_safety.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -39,29 +41,7 @@ void append_float(std::string& out, double f) {
   out += s;
 }
 
-void append_string(std::string& out, const std::string& s) {
-  static const char* hex = "0123456789abcdef";
-  out += '\'';
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '\\': out += "\\\\"; break;
-      case '\'': out += "\\'"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          out += "\\x";
-          out += hex[c >> 4];
-          out += hex[c & 15];
-        } else {
-          out += ch;  // printable ASCII and UTF-8 bytes as they are
-        }
-    }
-  }
-  out += '\'';
-}
+void append_string(std::string& out, const std::string& s) { out += text::python_quoted(s); }
 
 void append_value(std::string& out, const Value& v);
 
@@ -159,9 +139,7 @@ std::string format_spec(const Call& call) {
   return out;
 }
 
-std::string format_call(const Call& call) {
-  return "cnt: " + std::to_string(call.count) + ", " + format_spec(call);
-}
+std::string format_call(const Call& call) { return "cnt: " + std::to_string(call.count) + ", " + format_spec(call); }
 
 std::string format_trace(const std::vector<OperatorEntry>& ops) {
   std::string out;
@@ -189,8 +167,7 @@ bool same_value(const Value& a, const Value& b) {
     case Value::Kind::Device:
     case Value::Kind::Symbol: return a.s == b.s;
     case Value::Kind::Tensor:
-      return a.tensor.shape == b.tensor.shape && a.tensor.dtype == b.tensor.dtype &&
-             a.tensor.has_strides == b.tensor.has_strides &&
+      return a.tensor.shape == b.tensor.shape && a.tensor.dtype == b.tensor.dtype && a.tensor.has_strides == b.tensor.has_strides &&
              (!a.tensor.has_strides || a.tensor.strides == b.tensor.strides);
     case Value::Kind::List:
     case Value::Kind::Tuple: return same_list(a.items, b.items);
@@ -202,8 +179,7 @@ bool same_value(const Value& a, const Value& b) {
 bool same_call(const Call& a, const Call& b) {
   if (a.count != b.count || !same_list(a.args, b.args) || a.kwargs.size() != b.kwargs.size()) return false;
   for (std::size_t i = 0; i < a.kwargs.size(); ++i)
-    if (a.kwargs[i].first != b.kwargs[i].first || !same_value(a.kwargs[i].second, b.kwargs[i].second))
-      return false;
+    if (a.kwargs[i].first != b.kwargs[i].first || !same_value(a.kwargs[i].second, b.kwargs[i].second)) return false;
   return true;
 }
 

@@ -6,12 +6,16 @@
 // No torch headers here: this file builds alone for the fuzz target.
 #include "kernelgate/trace.h"
 
+#include "kernelgate/names.h"
+#include "kernelgate/text_safety.h"
+
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string_view>
 #include <unordered_set>
 
@@ -26,57 +30,39 @@ std::string make_message(const std::string& source, int line, int column, const 
 }  // namespace
 
 ParseError::ParseError(const std::string& source_, int line_, int column_, const std::string& what)
-    : std::runtime_error(make_message(source_, line_, column_, what)),
-      source(source_),
-      line(line_),
-      column(column_) {}
+    : std::runtime_error(make_message(source_, line_, column_, what)), source(source_), line(line_), column(column_) {}
 
 namespace {
 
 // ---------------------------------------------------------------------------------------------
 // Tables
 
-// Bare dtype abbreviations BackendBench binds as names when it evaluates a spec (f16 -> torch.float16).
-struct Abbr {
-  const char* abbr;
-  const char* full;
-};
-constexpr Abbr kAbbrs[] = {
-    {"bf16", "torch.bfloat16"}, {"f64", "torch.float64"},     {"f32", "torch.float32"},
-    {"f16", "torch.float16"},   {"c32", "torch.complex32"},   {"c64", "torch.complex64"},
-    {"c128", "torch.complex128"}, {"i8", "torch.int8"},       {"i16", "torch.int16"},
-    {"i32", "torch.int32"},     {"i64", "torch.int64"},       {"b8", "torch.bool"},
-    {"u8", "torch.uint8"},
+// Members of `torch.` that are dtypes kernelgate has no name for (names.h names the others).
+constexpr const char* kOtherTorchDtypes[] = {
+    "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2", "qint8", "quint8",
+    "qint32",        "quint4x2",        "quint2x4",    "bits1x8",         "bits2x4",        "bits4x2",          "bits8", "bits16",
 };
 
-// Members of `torch.` that are dtypes.
-constexpr const char* kTorchDtypes[] = {
-    "float16",  "half",     "float32",  "float",    "float64",  "double",   "bfloat16",
-    "complex32", "chalf",   "complex64", "cfloat",  "complex128", "cdouble", "uint8",
-    "uint16",   "uint32",   "uint64",   "int8",     "int16",    "short",    "int32",
-    "int",      "int64",    "long",     "bool",     "float8_e4m3fn", "float8_e4m3fnuz",
-    "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2", "qint8", "quint8",
-    "qint32",   "quint4x2", "quint2x4", "bits1x8",  "bits2x4",  "bits4x2",  "bits8",
-    "bits16",
-};
-
-const char* abbr_to_full(std::string_view name) {
-  for (const auto& a : kAbbrs)
-    if (name == a.abbr) return a.full;
-  return nullptr;
+// A bare dtype abbreviation BackendBench binds as a name when it evaluates a spec (f16 ->
+// torch.float16); "" for any other name.
+std::string abbr_to_full(std::string_view name) {
+  const auto d = names::try_parse_short_dtype(name);
+  return d && names::is_trace_abbreviation(*d) ? names::torch_spelling(*d) : "";
 }
 
-const char* full_to_abbr(std::string_view full) {
-  for (const auto& a : kAbbrs)
-    if (full == a.full) return a.abbr;
-  return nullptr;
+// The inverse, for the dtype's own torch name only ("torch.float16", not "torch.half").
+std::optional<std::string_view> full_to_abbr(std::string_view full) {
+  for (names::Dtype d : names::all_dtypes())
+    if (names::is_trace_abbreviation(d) && full == names::torch_spelling(d)) return names::short_name(d);
+  return std::nullopt;
 }
 
 bool is_torch_dtype(std::string_view dotted) {
   constexpr std::string_view prefix = "torch.";
   if (dotted.substr(0, prefix.size()) != prefix) return false;
+  if (names::try_parse_torch_dtype(dotted)) return true;
   std::string_view member = dotted.substr(prefix.size());
-  for (const char* d : kTorchDtypes)
+  for (const char* d : kOtherTorchDtypes)
     if (member == d) return true;
   return false;
 }
@@ -87,9 +73,7 @@ std::string normalize_name(const std::string& name) {
   return name;
 }
 
-bool is_ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 int hex_value(char c) {
@@ -136,26 +120,7 @@ std::string kind_name(Value::Kind k) {
 }
 
 // Shows a piece of source text in a message: quoted, shortened, non-printable bytes escaped.
-std::string show_text(std::string_view text, std::size_t max_len = 24) {
-  std::string out = "'";
-  std::size_t n = 0;
-  for (char ch : text) {
-    if (n++ == max_len) {
-      out += "...";
-      break;
-    }
-    auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += ch;
-    }
-  }
-  return out + "'";
-}
+std::string show_text(std::string_view text, std::size_t max_len = 24) { return text::quoted_excerpt(text, max_len); }
 
 // ---------------------------------------------------------------------------------------------
 // Lexer
@@ -175,8 +140,7 @@ class Parser {
   // `text` is the region to parse; `line`/`line_start` position it in the original source.
   // In line mode the region is one line of a trace file: newlines never occur in it and its end
   // reads as "end of line".
-  Parser(std::string_view text, const std::string& source, int line, const char* line_start,
-         bool line_mode, std::size_t* trace_values)
+  Parser(std::string_view text, const std::string& source, int line, const char* line_start, bool line_mode, std::size_t* trace_values)
       : p_(text.data()),
         end_(text.data() + text.size()),
         source_(source),
@@ -185,9 +149,7 @@ class Parser {
         line_mode_(line_mode),
         trace_values_(trace_values) {}
 
-  [[noreturn]] void fail_at(int line, int col, const std::string& msg) const {
-    throw ParseError(source_, line, col, msg);
-  }
+  [[noreturn]] void fail_at(int line, int col, const std::string& msg) const { throw ParseError(source_, line, col, msg); }
   [[noreturn]] void fail_tok(const Token& t, const std::string& msg) const { fail_at(t.line, t.col, msg); }
   [[noreturn]] void expected(const std::string& what, const Token& found) const {
     fail_tok(found, "expected " + what + ", found " + describe(found));
@@ -267,8 +229,7 @@ class Parser {
 
   void count_values(const Token& at, std::size_t n = 1) {
     call_values_ += n;
-    if (call_values_ > kMaxValuesPerCall)
-      fail_tok(at, "too many values in one call (limit " + std::to_string(kMaxValuesPerCall) + ")");
+    if (call_values_ > kMaxValuesPerCall) fail_tok(at, "too many values in one call (limit " + std::to_string(kMaxValuesPerCall) + ")");
     if (trace_values_) {
       *trace_values_ += n;
       if (*trace_values_ > kMaxValuesPerTrace)
@@ -277,8 +238,7 @@ class Parser {
   }
 
   void check_depth(const Token& at, int depth) {
-    if (depth > kMaxNestingDepth)
-      fail_tok(at, "nesting deeper than " + std::to_string(kMaxNestingDepth) + " levels");
+    if (depth > kMaxNestingDepth) fail_tok(at, "nesting deeper than " + std::to_string(kMaxNestingDepth) + " levels");
   }
 
   Value parse_value(int depth) {
@@ -287,8 +247,7 @@ class Parser {
     count_values(t);
     Value v;
     switch (t.type) {
-      case Token::End:
-        expected("a value", t);
+      case Token::End: expected("a value", t);
       case Token::Int:
         v.kind = Value::Kind::Int;
         v.i = int_value(t, false);
@@ -301,25 +260,19 @@ class Parser {
         v.kind = Value::Kind::String;
         v.s = std::move(t.str);
         return v;
-      case Token::Ident:
-        return parse_name(t, depth);
-      case Token::Punct:
-        break;
+      case Token::Ident: return parse_name(t, depth);
+      case Token::Punct: break;
     }
     switch (t.punct) {
       case '-':
-      case '+':
-        return parse_signed(t);
-      case '(':
-        return parse_paren(t, depth);
+      case '+': return parse_signed(t);
+      case '(': return parse_paren(t, depth);
       case '[':
         v.kind = Value::Kind::List;
         parse_sequence(v.items, ']', depth);
         return v;
-      case '{':
-        return parse_dict(depth);
-      default:
-        expected("a value", t);
+      case '{': return parse_dict(depth);
+      default: expected("a value", t);
     }
   }
 
@@ -411,11 +364,9 @@ class Parser {
       Token open = next();
       (void)open;
       if (name == "T") return parse_tensor(t, depth);
-      if (name == "device" || name == "torch.device" || name == "th.device")
-        return parse_device(t, depth);
+      if (name == "device" || name == "torch.device" || name == "th.device") return parse_device(t, depth);
       if (name == "ST") fail_tok(t, "sparse tensors (ST(...)) are not supported");
-      fail_tok(t, "unknown call " + show_text(name) +
-                      ": expected T(...), device(...) or torch.device(...)");
+      fail_tok(t, "unknown call " + show_text(name) + ": expected T(...), device(...) or torch.device(...)");
     }
     if (name == "None") return v;
     if (name == "True" || name == "False") {
@@ -433,9 +384,9 @@ class Parser {
       v.s = std::move(n);
       return v;
     }
-    if (const char* full = abbr_to_full(n)) {
+    if (std::string full = abbr_to_full(n); !full.empty()) {
       v.kind = Value::Kind::Dtype;
-      v.s = full;
+      v.s = std::move(full);
       return v;
     }
     v.kind = Value::Kind::Symbol;
@@ -468,8 +419,7 @@ class Parser {
       }
       if (t.type != Token::Int) expected(std::string("an integer in the ") + what, t);
       int64_t n = int_value(t, neg, sign.type == Token::Punct ? &sign : nullptr);
-      if (non_negative && n < 0)
-        fail_tok(sign, std::string("negative size ") + std::to_string(n) + " in the " + what);
+      if (non_negative && n < 0) fail_tok(sign, std::string("negative size ") + std::to_string(n) + " in the " + what);
       out.push_back(n);
       if (accept_punct(',')) continue;
       expect_punct(close, std::string("',' or '") + close + "' in the " + what);
@@ -492,7 +442,7 @@ class Parser {
       expected("a dtype name (such as f32) after the tensor shape", t);
     }
     name = normalize_name(name);
-    if (const char* abbr = full_to_abbr(name)) return abbr;
+    if (const auto abbr = full_to_abbr(name)) return std::string(*abbr);
     return name;
   }
 
@@ -611,8 +561,7 @@ class Parser {
     const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
     if (overflow || mag > limit) {
       const Token& at = sign ? *sign : t;
-      fail_tok(at, "integer " + std::string(negative ? "-" : "") + std::string(t.text) +
-                       " out of int64 range");
+      fail_tok(at, "integer " + std::string(negative ? "-" : "") + std::string(t.text) + " out of int64 range");
     }
     if (negative) return mag == (uint64_t{1} << 63) ? std::numeric_limits<int64_t>::min() : -static_cast<int64_t>(mag);
     return static_cast<int64_t>(mag);
@@ -693,14 +642,12 @@ class Parser {
       is_float = true;
       ++p_;
       if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
-      if (p_ >= end_ || !is_digit(*p_))
-        fail_at(t.line, col_of(p_), "expected exponent digits in number, found " + found_char());
+      if (p_ >= end_ || !is_digit(*p_)) fail_at(t.line, col_of(p_), "expected exponent digits in number, found " + found_char());
       while (p_ < end_ && is_digit(*p_)) ++p_;
     }
     if (p_ < end_ && (is_ident_char(*p_) || *p_ == '.'))
-      fail_at(t.line, col_of(p_), "expected a delimiter after number " +
-                                      show_text(std::string_view(start, p_ - start)) + ", found " +
-                                      found_char());
+      fail_at(t.line, col_of(p_),
+              "expected a delimiter after number " + show_text(std::string_view(start, p_ - start)) + ", found " + found_char());
     if (!is_float && p_ - start > 1 && *start == '0') {
       for (const char* q = start; q < p_; ++q)
         if (*q != '0') fail_at(t.line, t.col, "leading zeros in integer " + show_text(std::string_view(start, p_ - start)));
@@ -719,8 +666,7 @@ class Parser {
     std::string& out = t.str;
     while (true) {
       if (p_ >= end_ || *p_ == '\n' || *p_ == '\r')
-        fail_at(t.line, t.col, std::string("unterminated string: expected closing ") + quote +
-                                   ", found " + found_char());
+        fail_at(t.line, t.col, std::string("unterminated string: expected closing ") + quote + ", found " + found_char());
       char c = *p_;
       if (c == quote) {
         ++p_;
@@ -733,8 +679,7 @@ class Parser {
       }
       const char* esc = p_;
       ++p_;
-      if (p_ >= end_)
-        fail_at(line_, col_of(esc), "unterminated string: backslash at end");
+      if (p_ >= end_) fail_at(line_, col_of(esc), "unterminated string: backslash at end");
       char e = *p_++;
       switch (e) {
         case '\n':  // line continuation inside a string (only outside line mode)
@@ -756,31 +701,38 @@ class Parser {
         case 'r': out += '\r'; break;
         case 't': out += '\t'; break;
         case 'v': out += '\v'; break;
-        case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+        case '0':
+        case '1':
+        case '2':
+        case '3':
+        case '4':
+        case '5':
+        case '6':
+        case '7': {
           uint32_t cp = static_cast<uint32_t>(e - '0');
           for (int k = 0; k < 2 && p_ < end_ && *p_ >= '0' && *p_ <= '7'; ++k) cp = cp * 8 + static_cast<uint32_t>(*p_++ - '0');
           append_utf8(out, cp);
           break;
         }
-        case 'x': case 'u': case 'U': {
+        case 'x':
+        case 'u':
+        case 'U': {
           int n = e == 'x' ? 2 : e == 'u' ? 4 : 8;
           uint32_t cp = 0;
           for (int k = 0; k < n; ++k) {
             int h = p_ < end_ ? hex_value(*p_) : -1;
             if (h < 0)
-              fail_at(line_, col_of(p_), std::string("expected ") + std::to_string(n) +
-                                             " hex digits after \\" + e + ", found " + found_char());
+              fail_at(line_, col_of(p_),
+                      std::string("expected ") + std::to_string(n) + " hex digits after \\" + e + ", found " + found_char());
             cp = cp * 16 + static_cast<uint32_t>(h);
             ++p_;
           }
           if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            fail_at(line_, col_of(esc), "escape " + show_text(std::string_view(esc, p_ - esc)) +
-                                            " is not a valid code point");
+            fail_at(line_, col_of(esc), "escape " + show_text(std::string_view(esc, p_ - esc)) + " is not a valid code point");
           append_utf8(out, cp);
           break;
         }
-        case 'N':
-          fail_at(line_, col_of(esc), "\\N{...} escapes are not supported");
+        case 'N': fail_at(line_, col_of(esc), "\\N{...} escapes are not supported");
         default:  // Python keeps unknown escapes as written
           out += '\\';
           out += e;
@@ -827,8 +779,7 @@ Call parse_call_with(Parser& ps, int line, bool require_count) {
   if (!ps.peek_punct('{')) ps.expected("'{' starting the keyword arguments", ps.peek());
   Value kw = ps.parse_value(2);
   call.kwargs.reserve(kw.items.size());
-  for (std::size_t i = 0; i < kw.items.size(); ++i)
-    call.kwargs.emplace_back(std::move(kw.keys[i]), std::move(kw.items[i]));
+  for (std::size_t i = 0; i < kw.items.size(); ++i) call.kwargs.emplace_back(std::move(kw.keys[i]), std::move(kw.items[i]));
   ps.accept_punct(',');
   ps.expect_punct(')', "')' closing the call spec");
   Token end = ps.next();
@@ -838,13 +789,12 @@ Call parse_call_with(Parser& ps, int line, bool require_count) {
 
 void check_size(const std::string& text, const std::string& source) {
   if (text.size() > kMaxInputBytes)
-    throw ParseError(source, 1, 1, "input of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
-                                       std::to_string(kMaxInputBytes) + " bytes");
+    throw ParseError(source, 1, 1,
+                     "input of " + std::to_string(text.size()) + " bytes exceeds the limit of " + std::to_string(kMaxInputBytes) +
+                         " bytes");
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && s.substr(0, prefix.size()) == prefix;
-}
+bool starts_with(std::string_view s, std::string_view prefix) { return s.size() >= prefix.size() && s.substr(0, prefix.size()) == prefix; }
 
 }  // namespace
 
@@ -877,14 +827,12 @@ std::vector<OperatorEntry> parse_trace(const std::string& text, const std::strin
       std::size_t e = line.size();
       while (e > b && (line[e - 1] == ' ' || line[e - 1] == '\t')) --e;
       if (b == e)
-        throw ParseError(source, line_no, static_cast<int>(b) + 1,
-                         "expected an operator name after 'Operator:', found end of line");
+        throw ParseError(source, line_no, static_cast<int>(b) + 1, "expected an operator name after 'Operator:', found end of line");
       for (std::size_t i = b; i < e; ++i) {
         auto c = static_cast<unsigned char>(line[i]);
         if (c <= 0x20 || c >= 0x7f)
           throw ParseError(source, line_no, static_cast<int>(i) + 1,
-                           "expected an operator name such as aten.add.Tensor, found " +
-                               show_text(line.substr(i, 1)) + " in it");
+                           "expected an operator name such as aten.add.Tensor, found " + show_text(line.substr(i, 1)) + " in it");
       }
       OperatorEntry op;
       op.name = std::string(line.substr(b, e - b));
@@ -893,16 +841,13 @@ std::vector<OperatorEntry> parse_trace(const std::string& text, const std::strin
       continue;
     }
     if (starts_with(body, "cnt:")) {
-      if (ops.empty())
-        throw ParseError(source, line_no, static_cast<int>(indent) + 1,
-                         "call line before any 'Operator:' line");
+      if (ops.empty()) throw ParseError(source, line_no, static_cast<int>(indent) + 1, "call line before any 'Operator:' line");
       Parser ps(line, source, line_no, line_start, /*line_mode=*/true, &trace_values);
       ops.back().calls.push_back(parse_call_with(ps, line_no, true));
       continue;
     }
     throw ParseError(source, line_no, static_cast<int>(indent) + 1,
-                     "expected an 'Operator:' line, a 'cnt:' line, a comment or a blank line, found " +
-                         show_text(body));
+                     "expected an 'Operator:' line, a 'cnt:' line, a comment or a blank line, found " + show_text(body));
   }
   return ops;
 }

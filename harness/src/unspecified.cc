@@ -1,5 +1,6 @@
 // Outputs an op leaves unspecified for given arguments: nothing a kernel can be held to.
 #include "kernelgate/harness.h"
+#include "kernelgate/names.h"
 #include "util.h"
 
 #include <set>
@@ -42,7 +43,8 @@ bool unspecified(const std::string& base, size_t position, const std::string& na
 }  // namespace
 
 UnspecifiedOutputs unspecified_outputs(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs) {
-  const std::string base = op_base_name(schema.name() + "." + schema.overload_name());
+  const auto op = names::OpName::from_dispatcher(schema.name(), schema.overload_name());
+  const std::string base = op ? op->base() : "";
   const auto& args = schema.arguments();
   const auto& rets = schema.returns();
   UnspecifiedOutputs u;

@@ -36,11 +36,13 @@ int die(const std::string& what, nvrtcResult r) {
   return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Args {
   std::string arch = "sm_90", out, names_out, source, display;
   std::vector<std::string> names;
+};
+
+// Returns -1 to go on, else the exit status.
+int parse_args(int argc, char** argv, Args* args) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -50,62 +52,60 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--arch") arch = next();
-    else if (a == "--out") out = next();
-    else if (a == "--names") names_out = next();
-    else if (a == "--name") names.push_back(next());
-    else if (a == "--display") display = next();
-    else if (!a.empty() && a[0] != '-' && source.empty()) source = a;
+    if (a == "--arch") args->arch = next();
+    else if (a == "--out") args->out = next();
+    else if (a == "--names") args->names_out = next();
+    else if (a == "--name") args->names.push_back(next());
+    else if (a == "--display") args->display = next();
+    else if (!a.empty() && a[0] != '-' && args->source.empty()) args->source = a;
     else {
       std::fprintf(stderr, "kg-nvrtc: unexpected argument %s\n", a.c_str());
       return 2;
     }
   }
-  if (source.empty() || out.empty()) {
+  if (args->source.empty() || args->out.empty()) {
     std::fprintf(stderr, "usage: kg-nvrtc --arch sm_90 --out FILE.cubin [--names FILE] [--name EXPR]... SOURCE\n");
     return 2;
   }
-  if (display.empty()) display = source;
-  std::ifstream in(source, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "kg-nvrtc: cannot read %s\n", source.c_str());
-    return 2;
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  if (args->display.empty()) args->display = args->source;
+  return -1;
+}
 
-  // First with -minimal (NVRTC leaves out texture, surface and device-runtime declarations: a
-  // tenth of a small kernel's compile time); a source that needs them fails that compile and is
-  // compiled again without it, and only that second compile's log is shown.
-  const std::string arch_opt = "--gpu-architecture=" + arch;
+// First with -minimal (NVRTC leaves out texture, surface and device-runtime declarations: a
+// tenth of a small kernel's compile time); a source that needs them fails that compile and is
+// compiled again without it, and only that second compile's log is shown. Returns -1 when it
+// compiled, else the exit status.
+int compile(const Args& args, const std::string& text, Program* prog) {
+  const std::string arch_opt = "--gpu-architecture=" + args.arch;
   std::vector<const char*> opts = {arch_opt.c_str(), "--std=c++17", "-default-device", "-DKERNELGATE_NVRTC=1"};
 #ifdef KG_CUDA_INCLUDE
   opts.push_back("-I" KG_CUDA_INCLUDE);
 #endif
   opts.push_back("-minimal");  // last: the second try drops it
-  Program prog;
   nvrtcResult compiled = NVRTC_SUCCESS;
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (attempt == 1) opts.pop_back();
-    prog.reset();
-    nvrtcResult r = nvrtcCreateProgram(&prog.p, text.c_str(), display.c_str(), 0, nullptr, nullptr);
+    prog->reset();
+    nvrtcResult r = nvrtcCreateProgram(&prog->p, text.c_str(), args.display.c_str(), 0, nullptr, nullptr);
     if (r != NVRTC_SUCCESS) return die("nvrtcCreateProgram", r);
-    for (const auto& n : names) {
-      r = nvrtcAddNameExpression(prog.p, n.c_str());
+    for (const auto& n : args.names) {
+      r = nvrtcAddNameExpression(prog->p, n.c_str());
       if (r != NVRTC_SUCCESS) return die("nvrtcAddNameExpression(" + n + ")", r);
     }
-    compiled = nvrtcCompileProgram(prog.p, static_cast<int>(opts.size()), opts.data());
+    compiled = nvrtcCompileProgram(prog->p, static_cast<int>(opts.size()), opts.data());
     if (compiled != NVRTC_ERROR_COMPILATION && compiled != NVRTC_ERROR_INVALID_OPTION) break;
   }
   size_t log_size = 0;
-  if (nvrtcGetProgramLogSize(prog.p, &log_size) == NVRTC_SUCCESS && log_size > 1) {
+  if (nvrtcGetProgramLogSize(prog->p, &log_size) == NVRTC_SUCCESS && log_size > 1) {
     std::string log(log_size, '\0');
-    if (nvrtcGetProgramLog(prog.p, &log[0]) == NVRTC_SUCCESS) std::fputs(log.c_str(), stderr);
+    if (nvrtcGetProgramLog(prog->p, &log[0]) == NVRTC_SUCCESS) std::fputs(log.c_str(), stderr);
   }
   if (compiled == NVRTC_ERROR_COMPILATION) return 1;
   if (compiled != NVRTC_SUCCESS) return die("nvrtcCompileProgram", compiled);
+  return -1;
+}
 
+int write_cubin(const Program& prog, const std::string& out) {
   size_t cubin_size = 0;
   nvrtcResult r = nvrtcGetCUBINSize(prog.p, &cubin_size);
   if (r != NVRTC_SUCCESS) return die("nvrtcGetCUBINSize", r);
@@ -122,19 +122,41 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kg-nvrtc: cannot write %s\n", out.c_str());
     return 2;
   }
-  if (!names_out.empty()) {
-    std::ofstream nf(names_out);
-    for (const auto& n : names) {
-      const char* lowered = nullptr;
-      r = nvrtcGetLoweredName(prog.p, n.c_str(), &lowered);
-      if (r != NVRTC_SUCCESS || !lowered) {
-        std::fprintf(stderr, "%s: error: kernel '%s' is not defined in the source (or is not a __global__ function)\n",
-                     display.c_str(), n.c_str());
-        return 1;
-      }
-      nf << n << "\t" << lowered << "\n";
+  return -1;
+}
+
+// The lowered name of each name expression, "EXPR\tLOWERED" a line.
+int write_names(const Program& prog, const Args& args) {
+  std::ofstream nf(args.names_out);
+  for (const auto& n : args.names) {
+    const char* lowered = nullptr;
+    nvrtcResult r = nvrtcGetLoweredName(prog.p, n.c_str(), &lowered);
+    if (r != NVRTC_SUCCESS || !lowered) {
+      std::fprintf(stderr, "%s: error: kernel '%s' is not defined in the source (or is not a __global__ function)\n", args.display.c_str(),
+                   n.c_str());
+      return 1;
     }
-    if (!nf) return 2;
+    nf << n << "\t" << lowered << "\n";
   }
+  return nf ? -1 : 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  if (int rc = parse_args(argc, argv, &args); rc >= 0) return rc;
+  std::ifstream in(args.source, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "kg-nvrtc: cannot read %s\n", args.source.c_str());
+    return 2;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Program prog;
+  if (int rc = compile(args, ss.str(), &prog); rc >= 0) return rc;
+  if (int rc = write_cubin(prog, args.out); rc >= 0) return rc;
+  if (!args.names_out.empty())
+    if (int rc = write_names(prog, args); rc >= 0) return rc;
   return 0;
 }

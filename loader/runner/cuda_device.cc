@@ -23,7 +23,7 @@
 #include <sstream>
 
 namespace kg::runner {
-namespace launch = kg::loader::launch;
+namespace launch = kg::protocol::launch;
 namespace {
 
 // The driver API (nvrtc kind), reached through the runtime's entry points: the runner does not
@@ -186,9 +186,7 @@ std::string cuda_setup() {
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     g_state = s.release();
     return "";
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+  } catch (const std::exception& e) { return e.what(); }
 }
 
 bool cuda_ready() { return g_state != nullptr; }
@@ -309,8 +307,8 @@ struct Module {
 struct CompiledLaunch {
   launch::Expr grid[3], block[3], shared;
   std::vector<launch::Expr> args;
-  CUfunction fn = nullptr;                       // single kernel
-  std::map<std::string, CUfunction> by_dtype;    // or by dtype name
+  CUfunction fn = nullptr;                     // single kernel
+  std::map<std::string, CUfunction> by_dtype;  // or by dtype name
   std::vector<std::string> arg_src;
 };
 
@@ -477,12 +475,14 @@ class NvrtcOp : public Op {
     if (b[0] * b[1] * b[2] == 0 || b[0] * b[1] * b[2] > 1024) throw std::runtime_error("block has 0 or more than 1024 threads");
     int64_t shared = dim(l.shared, "shared_mem", 1 << 30);
     if (shared > 48 * 1024)
-      check_cu(g_driver.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(shared)), "dynamic shared memory");
+      check_cu(g_driver.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(shared)),
+               "dynamic shared memory");
     std::vector<uint64_t> slots(l.args.size());
     std::vector<void*> ptrs(l.args.size());
     const std::vector<size_t>* sizes = param_sizes(fn);
     if (sizes && sizes->size() != l.args.size())
-      throw std::runtime_error("the kernel takes " + std::to_string(sizes->size()) + " parameters, args lists " + std::to_string(l.args.size()));
+      throw std::runtime_error("the kernel takes " + std::to_string(sizes->size()) + " parameters, args lists " +
+                               std::to_string(l.args.size()));
     for (size_t i = 0; i < l.args.size(); ++i) {
       launch::Value v = launch::eval(l.args[i], env_);
       const bool known = sizes != nullptr;
@@ -491,7 +491,8 @@ class NvrtcOp : public Op {
       uint8_t* slot = reinterpret_cast<uint8_t*>(&slots[i]);
       const std::string& src = l.arg_src[i];
       if (v.type == launch::Value::Type::Tensor) {
-        if (width != 8) throw std::runtime_error("args " + src + ": a pointer, but the kernel's parameter has " + std::to_string(width) + " bytes");
+        if (width != 8)
+          throw std::runtime_error("args " + src + ": a pointer, but the kernel's parameter has " + std::to_string(width) + " bytes");
         std::memcpy(slot, &v.ptr, 8);
       } else if (v.type == launch::Value::Type::Float) {
         if (width == 4) {
@@ -517,8 +518,8 @@ class NvrtcOp : public Op {
       ptrs[i] = slot;
     }
     check_cu(g_driver.LaunchKernel(fn, static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]), static_cast<unsigned>(g[2]),
-                            static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]), static_cast<unsigned>(b[2]),
-                            static_cast<unsigned>(shared), st, ptrs.empty() ? nullptr : ptrs.data(), nullptr),
+                                   static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]), static_cast<unsigned>(b[2]),
+                                   static_cast<unsigned>(shared), st, ptrs.empty() ? nullptr : ptrs.data(), nullptr),
              "cuLaunchKernel");
   }
 

@@ -15,12 +15,12 @@ namespace kg::runner {
 namespace {
 
 std::atomic<bool> g_armed{false};
-std::atomic<bool> g_note{false};  // false in self-check: the called op is aten's own, and so is all it dispatches
+std::atomic<bool> g_note{false};     // false in self-check: the called op is aten's own, and so is all it dispatches
 std::atomic<uint64_t> g_started{0};  // every operator start the callback saw
 std::atomic<bool> g_called_seen{false};
 std::mutex g_mu;
 char g_called[protocol::kDispatchedNameBytes] = {};  // written only while disarmed
-std::vector<std::string> g_names;    // distinct, in first-seen order, at most kMaxDispatched
+std::vector<std::string> g_names;                    // distinct, in first-seen order, at most kMaxDispatched
 bool g_overflow = false;
 
 // Per thread: how deep in dispatched operators, and whether the outermost one is the called op.
@@ -62,9 +62,7 @@ void on_end(const at::RecordFunction&, at::ObserverContext*) {
 
 }  // namespace
 
-void observer_install() {
-  at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end).scopes({at::RecordScope::FUNCTION}));
-}
+void observer_install() { at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end).scopes({at::RecordScope::FUNCTION})); }
 
 void observer_arm(const std::string& called_op, bool note_dispatches) {
   g_note.store(note_dispatches, std::memory_order_relaxed);

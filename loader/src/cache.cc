@@ -107,7 +107,8 @@ Entry publish(const std::string& root, const std::string& key, const std::string
     if (!keep) remove_tree(fs::path(e.path()).string(), ec);
   }
   for (const auto& f : files)
-    if (!fs::is_regular_file(fs::symlink_status(fs::path(build_dir) / f, ec))) throw std::runtime_error("build output " + f + " is missing");
+    if (!fs::is_regular_file(fs::symlink_status(fs::path(build_dir) / f, ec)))
+      throw std::runtime_error("build output " + f + " is missing");
   std::ostringstream m;
   m << kManifestHeader << "\nkey " << key << "\n";
   for (const auto& f : files) m << "file " << f << "\n";

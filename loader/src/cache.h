@@ -22,8 +22,8 @@
 namespace kg::loader::cache {
 
 struct Entry {
-  std::string dir;                  // objects/<key>
-  std::vector<std::string> files;   // names inside dir (MANIFEST aside)
+  std::string dir;                 // objects/<key>
+  std::vector<std::string> files;  // names inside dir (MANIFEST aside)
 };
 
 // The cache folder: BuildOptions::cache_dir, else cache_root()/builds; it and its objects/,

@@ -156,9 +156,7 @@ std::string check(const std::string& index_dir, const std::string& name, const s
   Listing have;
   try {
     have = take(dir, &want);
-  } catch (const std::exception& e) {
-    return shown(e.what());
-  }
+  } catch (const std::exception& e) { return shown(e.what()); }
   std::map<std::string, std::string> recorded(want.files.begin(), want.files.end());
   for (const auto& [file, hash] : have.files) {
     auto it = recorded.find(file);

@@ -11,7 +11,7 @@
 //   <index>/.lock     flock()ed while an entry is published or evicted
 #pragma once
 
-#include "fd.h"
+#include "kernelgate/unique_fd.h"
 
 #include <cstdint>
 #include <string>

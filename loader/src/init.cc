@@ -10,9 +10,7 @@ namespace fs = std::filesystem;
 namespace kg::loader {
 namespace {
 
-std::string source_name(const std::string& folder, Kind kind) {
-  return folder + "_implementation" + (kind == Kind::Cpu ? ".cpp" : ".cu");
-}
+std::string source_name(const std::string& folder, Kind kind) { return folder + "_implementation" + (kind == Kind::Cpu ? ".cpp" : ".cu"); }
 
 // A kernel parameter for each launch argument of the nvrtc stub.
 std::string nvrtc_param(const c10::Argument& a, bool output) {
@@ -24,8 +22,8 @@ std::string nvrtc_param(const c10::Argument& a, bool output) {
 
 bool launchable(const c10::Argument& a) {
   auto k = a.real_type()->kind();
-  return k == c10::TypeKind::TensorType || k == c10::TypeKind::IntType || k == c10::TypeKind::SymIntType ||
-         k == c10::TypeKind::FloatType || k == c10::TypeKind::NumberType || k == c10::TypeKind::BoolType;
+  return k == c10::TypeKind::TensorType || k == c10::TypeKind::IntType || k == c10::TypeKind::SymIntType || k == c10::TypeKind::FloatType ||
+         k == c10::TypeKind::NumberType || k == c10::TypeKind::BoolType;
 }
 
 std::string first_tensor(const c10::FunctionSchema& s) {

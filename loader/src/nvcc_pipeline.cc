@@ -142,7 +142,8 @@ std::optional<Pipeline> parse_dryrun(const std::string& text, const std::string&
       count(Step::Ptxas) < 1 || count(Step::Fatbinary) != 1 || count(Step::HostCompile) != 1)
     return refuse("not the expected steps (one host preprocess and cudafe++, device preprocess, cicc, ptxas, fatbinary, one host compile)");
   if (first(Step::HostPreprocess) > first(Step::Cudafe) || first(Step::DevicePreprocess) > first(Step::Cicc) ||
-      last(Step::Cicc) > first(Step::Fatbinary) || last(Step::Ptxas) > first(Step::Fatbinary) || first(Step::HostCompile) != steps.size() - 1)
+      last(Step::Cicc) > first(Step::Fatbinary) || last(Step::Ptxas) > first(Step::Fatbinary) ||
+      first(Step::HostCompile) != steps.size() - 1)
     return refuse("the steps are not in the expected order");
 
   for (auto& [step, cmd] : steps) {
@@ -200,7 +201,8 @@ std::string preprocess_variant(const std::string& cmd, const PreprocessEdit& edi
   const std::string output = value_after(cmd, "-o");
   if (output.empty() || !replace_once("-o \"" + output + "\"", "-o \"" + edit.output + "\"")) return "";
   if (!replace_once("\"kg_unit.cu\"", "\"" + edit.input + "\"")) return "";
-  if (edit.include && !replace_once("-include \"cuda_runtime.h\"", edit.include->empty() ? "" : "-include \"" + *edit.include + "\"")) return "";
+  if (edit.include && !replace_once("-include \"cuda_runtime.h\"", edit.include->empty() ? "" : "-include \"" + *edit.include + "\""))
+    return "";
   out = out.substr(1, out.size() - 2);
   if (!edit.front.empty()) out.insert(program_end(out), " " + edit.front);
   if (!edit.back.empty()) out += " " + edit.back;

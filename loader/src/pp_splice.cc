@@ -151,9 +151,13 @@ std::string shell_function(size_t prefix_lines, const std::string& unit_name) {
   return "# kg_splice REST PREFIX ONCE OUT: the prefix's preprocessed output, then the rest's from its #line on; refused when\n"
          "# the rest entered one of the prefix's #pragma once headers again\n"
          "kg_splice() {\n"
-         "  grep -qx '" + marker + "' \"$1\" || return 1\n"
+         "  grep -qx '" +
+         marker +
+         "' \"$1\" || return 1\n"
          "  if sed -n 's/^# [0-9]* \"\\([^\"]*\\)\" 1.*$/\\1/p' \"$1\" | sort -u | xargs -r -d '\\n' realpath -m -- | grep -qxFf \"$3\"; then return 1; fi\n"
-         "  { cat \"$2\" && sed -n '/^" + marker + "$/,$p' \"$1\"; } > \"$4\"\n"
+         "  { cat \"$2\" && sed -n '/^" +
+         marker +
+         "$/,$p' \"$1\"; } > \"$4\"\n"
          "}\n";
 }
 
@@ -182,111 +186,161 @@ std::string rest_command(const std::string& pp_command, const Prefix& prefix, co
   return nvcc::preprocess_variant(pp_command, e);
 }
 
-std::optional<Prefix> prepare(const std::string& chain, const std::string& pp_command, const std::string& env, const std::string& prefix,
-                              const std::string& dir, const RunScript& run, std::string* why) {
-  const fs::path d(dir);
-  const Prefix p = files_in(dir, chain);
-  std::error_code ec;
-  auto refuse = [&](const std::string& reason) -> std::optional<Prefix> {
-    if (why) *why = reason;
-    for (const auto& f : {p.text, p.macros, p.overlay, p.once}) remove_tree(f, ec);  // find() must not see a part
-    return std::nullopt;
-  };
-  const size_t prefix_lines = static_cast<size_t>(std::count(prefix.begin(), prefix.end(), '\n'));
-  if (prefix.empty() || prefix.back() != '\n') return refuse("the prefix does not end with a newline");
+namespace {
 
-  // 1. the prefix preprocessed; the macros after it and the compiler's own; the search path;
-  //    how far the prefix took __COUNTER__
-  auto variant = [&](const std::string& input, const std::string& output, const std::string& back, bool drop_include) {
-    nvcc::PreprocessEdit e;
-    e.input = input;
-    e.output = output;
-    e.back = back;
-    if (drop_include) e.include = "";
-    return nvcc::preprocess_variant(pp_command, e);
-  };
-  const std::string text_out = "kg_pp_" + chain + ".ii", after = chain + ".after", builtin = chain + ".builtin",
-                    search = chain + ".search", probe = chain + ".probe";
-  const std::vector<std::string> cmds = {variant("kg_unit.cu", text_out, "", false), variant("kg_unit.cu", after, "-dM", false),
-                                         variant("kg_empty.cu", builtin, "-dM", true), variant("kg_empty.cu", "/dev/null", "-v", true),
-                                         variant("kg_probe.cu", probe, "", false)};
+// One prepare() call's inputs.
+struct Preparation {
+  std::string chain, pp_command, env, prefix;
+  fs::path dir;
+  const RunScript& run;
+  Prefix p;  // the files it leaves
+};
+
+std::string preprocess_to(const std::string& pp_command, const std::string& input, const std::string& output, const std::string& back,
+                          bool drop_include) {
+  nvcc::PreprocessEdit e;
+  e.input = input;
+  e.output = output;
+  e.back = back;
+  if (drop_include) e.include = "";
+  return nvcc::preprocess_variant(pp_command, e);
+}
+
+// What preprocessing the prefix told.
+struct PrefixState {
+  std::string text;        // the prefix preprocessed
+  std::string after_dm;    // the macros after it (-dM)
+  std::string builtin_dm;  // the compiler's own macros (-dM of an empty unit)
+  std::string verbose;     // -v: the include search path
+  int counter = -1;        // how far the prefix took __COUNTER__
+};
+
+// Step 1: the prefix preprocessed; the macros after it and the compiler's own; the search path;
+// how far the prefix took __COUNTER__. Returns why not, or "".
+std::string preprocess_prefix(const Preparation& w, PrefixState* s) {
+  const std::string& chain = w.chain;
+  const std::string text_out = "kg_pp_" + chain + ".ii", after = chain + ".after", builtin = chain + ".builtin", search = chain + ".search",
+                    probe = chain + ".probe";
+  const std::vector<std::string> cmds = {preprocess_to(w.pp_command, "kg_unit.cu", text_out, "", false),
+                                         preprocess_to(w.pp_command, "kg_unit.cu", after, "-dM", false),
+                                         preprocess_to(w.pp_command, "kg_empty.cu", builtin, "-dM", true),
+                                         preprocess_to(w.pp_command, "kg_empty.cu", "/dev/null", "-v", true),
+                                         preprocess_to(w.pp_command, "kg_probe.cu", probe, "", false)};
   for (const auto& c : cmds)
-    if (c.empty()) return refuse("its preprocess command lacks a word to rewrite");
+    if (c.empty()) return "its preprocess command lacks a word to rewrite";
   try {
-    write_file((d / "kg_unit.cu").string(), prefix);
-    write_file((d / "kg_empty.cu").string(), "");
-    write_file((d / "kg_probe.cu").string(), prefix + "kg_counter_probe __COUNTER__\n");
-  } catch (const std::exception& e) {
-    return refuse(e.what());
-  }
+    write_file((w.dir / "kg_unit.cu").string(), w.prefix);
+    write_file((w.dir / "kg_empty.cu").string(), "");
+    write_file((w.dir / "kg_probe.cu").string(), w.prefix + "kg_counter_probe __COUNTER__\n");
+  } catch (const std::exception& e) { return e.what(); }
   std::string err;
-  if (!run("kg_splice_" + chain + ".sh",
-           env + "ATEN=\"\"\n" + cmds[0] + "\n" + cmds[1] + "\n" + cmds[2] + "\n" + cmds[3] + " 2> " + search + "\n" + cmds[4] + "\n", &err))
-    return refuse("preprocessing the prefix failed: " + err);
-  std::string text, after_dm, builtin_dm, verbose, probe_text;
-  if (!read_file(p.text, &text) || !read_file((d / after).string(), &after_dm) || !read_file((d / builtin).string(), &builtin_dm) ||
-      !read_file((d / search).string(), &verbose) || !read_file((d / probe).string(), &probe_text))
-    return refuse("a preprocess output is missing");
-  int counter = -1;
-  {
-    size_t at = probe_text.rfind("kg_counter_probe ");
-    if (at != std::string::npos) counter = std::atoi(probe_text.c_str() + at + 17);
-  }
-  if (counter < 0 || counter > 100000) return refuse("no __COUNTER__ value after the prefix");
+  if (!w.run("kg_splice_" + chain + ".sh",
+             w.env + "ATEN=\"\"\n" + cmds[0] + "\n" + cmds[1] + "\n" + cmds[2] + "\n" + cmds[3] + " 2> " + search + "\n" + cmds[4] + "\n",
+             &err))
+    return "preprocessing the prefix failed: " + err;
+  std::string probe_text;
+  if (!read_file(w.p.text, &s->text) || !read_file((w.dir / after).string(), &s->after_dm) ||
+      !read_file((w.dir / builtin).string(), &s->builtin_dm) || !read_file((w.dir / search).string(), &s->verbose) ||
+      !read_file((w.dir / probe).string(), &probe_text))
+    return "a preprocess output is missing";
+  size_t at = probe_text.rfind("kg_counter_probe ");
+  if (at != std::string::npos) s->counter = std::atoi(probe_text.c_str() + at + 17);
+  if (s->counter < 0 || s->counter > 100000) return "no __COUNTER__ value after the prefix";
+  return "";
+}
 
-  // 2. the macros file; stand-ins and the canonical list for the #pragma once headers
-  const std::vector<std::string> dirs = search_dirs(verbose);
-  if (dirs.empty()) return refuse("no include search path in g++ -v");
+// Empty stand-ins in `overlay` for a #pragma once header at `path`, under each name a search
+// directory gives it (not for a name an earlier directory resolves to another file).
+void add_stand_ins(const std::string& path, const std::vector<std::string>& dirs, const std::string& overlay) {
+  std::error_code ec;
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    if (path.rfind(dirs[i] + "/", 0) != 0) continue;
+    const std::string rel = path.substr(dirs[i].size() + 1);
+    bool shadowed = false;
+    for (size_t j = 0; j < i && !shadowed; ++j) shadowed = fs::exists(fs::path(dirs[j]) / rel, ec);
+    if (shadowed || rel.find("..") != std::string::npos) continue;
+    fs::create_directories((fs::path(overlay) / rel).parent_path(), ec);
+    write_file((fs::path(overlay) / rel).string(), "");
+  }
+}
+
+// Step 2: the macros file; stand-ins and the canonical list for the #pragma once headers.
+std::string write_prefix_files(const Prefix& p, const PrefixState& s) {
+  const std::vector<std::string> dirs = search_dirs(s.verbose);
+  if (dirs.empty()) return "no include search path in g++ -v";
+  std::error_code ec;
   std::string once_list;
   try {
-    write_file(p.macros, macro_state(after_dm, builtin_dm, counter, "kg_unit.cu"));
+    write_file(p.macros, macro_state(s.after_dm, s.builtin_dm, s.counter, "kg_unit.cu"));
     fs::create_directories(p.overlay, ec);
-    if (ec) return refuse("cannot create " + p.overlay + ": " + ec.message());
-    for (const auto& path : entered_files(text)) {
+    if (ec) return "cannot create " + p.overlay + ": " + ec.message();
+    for (const auto& path : entered_files(s.text)) {
       std::string header;
-      if (!read_file(path, &header)) return refuse("cannot read " + path);
+      if (!read_file(path, &header)) return "cannot read " + path;
       if (!has_pragma_once(header)) continue;
       once_list += fs::weakly_canonical(path, ec).string() + "\n";
-      for (size_t i = 0; i < dirs.size(); ++i) {
-        if (path.rfind(dirs[i] + "/", 0) != 0) continue;
-        const std::string rel = path.substr(dirs[i].size() + 1);
-        // Not a stand-in for a name an earlier directory resolves to another file.
-        bool shadowed = false;
-        for (size_t j = 0; j < i && !shadowed; ++j) shadowed = fs::exists(fs::path(dirs[j]) / rel, ec);
-        if (shadowed || rel.find("..") != std::string::npos) continue;
-        fs::create_directories((fs::path(p.overlay) / rel).parent_path(), ec);
-        write_file((fs::path(p.overlay) / rel).string(), "");
-      }
+      add_stand_ins(path, dirs, p.overlay);
     }
     write_file(p.once, once_list);
-  } catch (const std::exception& e) {
-    return refuse(e.what());
-  }
+  } catch (const std::exception& e) { return e.what(); }
+  return "";
+}
 
-  // 3. the self-check: a test unit preprocessed whole and joined must give the same tokens
-  const std::string unit = prefix + kSelfCheckBody;
+// Step 3: the self-check: a test unit preprocessed whole and joined must give the same tokens.
+std::string self_check(const Preparation& w, size_t prefix_lines) {
+  const std::string unit = w.prefix + kSelfCheckBody;
   try {
-    write_file((d / "kg_unit.cu").string(), unit);
-    write_file((d / "kg_unit_rest.cu").string(), rest_unit(unit, prefix_lines, "kg_unit.cu"));
-  } catch (const std::exception& e) {
-    return refuse(e.what());
-  }
+    write_file((w.dir / "kg_unit.cu").string(), unit);
+    write_file((w.dir / "kg_unit_rest.cu").string(), rest_unit(unit, prefix_lines, "kg_unit.cu"));
+  } catch (const std::exception& e) { return e.what(); }
+  const std::string& chain = w.chain;
   const std::string whole = chain + ".check-whole", rest = chain + ".check-rest", joined = chain + ".check-joined";
-  const std::string rest_cmd = rest_command(pp_command, p, rest);
-  if (rest_cmd.empty()) return refuse("its preprocess command lacks a word to rewrite");
-  if (!run("kg_splice_check_" + chain + ".sh",
-           env + "ATEN=\"\"\n" + shell_function(prefix_lines, "kg_unit.cu") + variant("kg_unit.cu", whole, "", false) + "\n" + rest_cmd +
-               "\nkg_splice " + rest + " " + sh_quote(p.text) + " " + sh_quote(p.once) + " " + joined + "\n",
-           &err))
-    return refuse("the self-check did not join: " + err);
+  const std::string rest_cmd = rest_command(w.pp_command, w.p, rest);
+  if (rest_cmd.empty()) return "its preprocess command lacks a word to rewrite";
+  std::string err;
+  if (!w.run("kg_splice_check_" + chain + ".sh",
+             w.env + "ATEN=\"\"\n" + shell_function(prefix_lines, "kg_unit.cu") +
+                 preprocess_to(w.pp_command, "kg_unit.cu", whole, "", false) + "\n" + rest_cmd + "\nkg_splice " + rest + " " +
+                 sh_quote(w.p.text) + " " + sh_quote(w.p.once) + " " + joined + "\n",
+             &err))
+    return "the self-check did not join: " + err;
   std::string whole_text, joined_text;
-  if (!read_file((d / whole).string(), &whole_text) || !read_file((d / joined).string(), &joined_text))
-    return refuse("a self-check output is missing");
-  if (tokens(whole_text) != tokens(joined_text)) return refuse("the self-check's joined tokens differ from its whole unit's");
-  for (const auto& f : {after, builtin, search, probe, whole, rest, joined, std::string("kg_unit.cu"), std::string("kg_unit_rest.cu"),
-                        std::string("kg_empty.cu"), std::string("kg_probe.cu"), "kg_splice_" + chain + ".sh", "kg_splice_check_" + chain + ".sh"})
+  if (!read_file((w.dir / whole).string(), &whole_text) || !read_file((w.dir / joined).string(), &joined_text))
+    return "a self-check output is missing";
+  if (tokens(whole_text) != tokens(joined_text)) return "the self-check's joined tokens differ from its whole unit's";
+  return "";
+}
+
+// The three steps' scratch files, removed once the prefix is prepared.
+void remove_scratch(const fs::path& d, const std::string& chain) {
+  std::error_code ec;
+  for (const auto& f :
+       {chain + ".after", chain + ".builtin", chain + ".search", chain + ".probe", chain + ".check-whole", chain + ".check-rest",
+        chain + ".check-joined", std::string("kg_unit.cu"), std::string("kg_unit_rest.cu"), std::string("kg_empty.cu"),
+        std::string("kg_probe.cu"), "kg_splice_" + chain + ".sh", "kg_splice_check_" + chain + ".sh"})
     remove_tree((d / f).string(), ec);
-  return p;
+}
+
+}  // namespace
+
+std::optional<Prefix> prepare(const std::string& chain, const std::string& pp_command, const std::string& env, const std::string& prefix,
+                              const std::string& dir, const RunScript& run, std::string* why) {
+  const Preparation w{chain, pp_command, env, prefix, fs::path(dir), run, files_in(dir, chain)};
+  const size_t prefix_lines = static_cast<size_t>(std::count(prefix.begin(), prefix.end(), '\n'));
+  std::string reason;
+  PrefixState state;
+  if (prefix.empty() || prefix.back() != '\n') reason = "the prefix does not end with a newline";
+  if (reason.empty()) reason = preprocess_prefix(w, &state);
+  if (reason.empty()) reason = write_prefix_files(w.p, state);
+  if (reason.empty()) reason = self_check(w, prefix_lines);
+  if (!reason.empty()) {
+    if (why) *why = reason;
+    std::error_code ec;
+    for (const auto& f : {w.p.text, w.p.macros, w.p.overlay, w.p.once}) remove_tree(f, ec);  // find() must not see a part
+    return std::nullopt;
+  }
+  remove_scratch(w.dir, chain);
+  return w.p;
 }
 
 }  // namespace kg::loader::splice

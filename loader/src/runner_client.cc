@@ -1,9 +1,12 @@
 // The supervisor's side of the runner protocol. Everything the runner sends is checked before
 // use: a malformed message or region is a ProtocolViolation, a silent runner a Timeout, and a
 // dead one a Died with the sandbox's record.
-#include "fd.h"
+#include "runner_reply.h"
+
 #include "kernelgate/loader.h"
+#include "kernelgate/mapping.h"
 #include "kernelgate/protocol.h"
+#include "kernelgate/unique_fd.h"
 #include "kernelgate/wire.h"
 #include "kg_build_config.h"
 
@@ -118,6 +121,12 @@ std::string how_it_ended(const sandbox::Record& r) {
 
 }  // namespace
 
+static_assert(kMaxCallReps == protocol::kMaxTimedReps && kMaxCallInputSets == protocol::kMaxInputSets &&
+                  kMaxCallDispatched == protocol::kMaxDispatched,
+              "loader.h's call limits are the protocol's");
+
+size_t encoded_bytes(const std::vector<c10::IValue>& values) { return wire::encoded_size(values); }
+
 std::string default_runner_path() {
   if (const char* e = std::getenv("KERNELGATE_RUNNER"); e && *e) return e;
   std::error_code ec;
@@ -140,8 +149,8 @@ std::unique_ptr<RunnerClient> RunnerClient::start(const RunnerOptions& options) 
   // output under $HOME/.cache/torch/kernels and the driver writes JIT-compiled PTX (jiterator,
   // cuDNN's runtime-compiled engines) under $HOME/.nv/ComputeCache. The runner's filter forbids
   // creating files, and a cache on disk would carry state from one run to the next.
-  spec.env = {"PATH=/usr/bin:/bin", "HOME=/tmp",  "TMPDIR=/tmp", "OMP_NUM_THREADS=1", "LANG=C",
-              "USE_PYTORCH_KERNEL_CACHE=0",       "CUDA_CACHE_DISABLE=1"};
+  spec.env = {"PATH=/usr/bin:/bin",         "HOME=/tmp",           "TMPDIR=/tmp", "OMP_NUM_THREADS=1", "LANG=C",
+              "USE_PYTORCH_KERNEL_CACHE=0", "CUDA_CACHE_DISABLE=1"};
   spec.binds.push_back({std::filesystem::path(options.runner_path).parent_path().string(), false});
   for (const auto& b : options.ro_binds) spec.binds.push_back({b, false});
   if (std::filesystem::exists(KG_TORCH_LIB_DIR)) spec.binds.push_back({KG_TORCH_LIB_DIR, false});
@@ -158,26 +167,25 @@ std::unique_ptr<RunnerClient> RunnerClient::start(const RunnerOptions& options) 
   c->process_ = sandbox::start(spec);
   c->waiter_ = std::async(std::launch::async, [p = c->process_.get()] { return p->wait(); });
   theirs.reset();
-  c->sock_ = mine.release();
+  c->sock_ = std::move(mine);
   c->alive_ = true;
   c->timeout_s_ = options.limits.wall_s;
   protocol::HelloMsg hello{};
   try {
-    if (!recv_msg(c->sock_, protocol::MsgType::Hello, &hello, 60)) {
+    if (!recv_msg(c->sock_.get(), protocol::MsgType::Hello, &hello, 60)) {
       auto r = c->stop("runner did not say hello within 60 s");
       throw std::runtime_error("runner did not start: " + r.message);
     }
   } catch (const PeerGone&) {
     auto r = c->stop("runner closed its channel during start-up");
-    throw std::runtime_error("the runner " + how_it_ended(r) + " during start-up (" + sandbox::status_name(r.status) + ": " +
-                             r.message + ")" + (r.stderr_text.empty() ? "" : " " + r.stderr_text.substr(0, 2000)));
+    throw std::runtime_error("the runner " + how_it_ended(r) + " during start-up (" + sandbox::status_name(r.status) + ": " + r.message +
+                             ")" + (r.stderr_text.empty() ? "" : " " + r.stderr_text.substr(0, 2000)));
   }
   return c;
 }
 
 RunnerClient::~RunnerClient() {
-  if (sock_ >= 0) ::close(sock_);
-  sock_ = -1;
+  sock_.reset();
   stop("runner client closed");
 }
 
@@ -189,11 +197,11 @@ sandbox::Record RunnerClient::stop(const std::string& why) {
     r.message = why;
     return r;
   }
-  if (!record_ && sock_ >= 0) {
+  if (!record_ && sock_) {
     // A runner that closed its channel is already dying (a signal, the OOM killer, its own
     // exit after a device error): let the sandbox see how it ended rather than our kill.
     char c;
-    ssize_t n = ::recv(sock_, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    ssize_t n = ::recv(sock_.get(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
     bool closed = n == 0 || (n < 0 && errno == ECONNRESET);
     if (closed && waiter_.wait_for(std::chrono::seconds(2)) == std::future_status::ready) record_ = waiter_.get();
   }
@@ -204,7 +212,7 @@ sandbox::Record RunnerClient::stop(const std::string& why) {
   return *record_;
 }
 
-std::string RunnerClient::load(const std::string& artifact, const std::string& registered_op, const std::string& aten_op) {
+std::optional<LoadError> RunnerClient::load(const std::string& artifact, const std::string& registered_op, const std::string& aten_op) {
   LoadRequest r;
   r.artifact = artifact;
   r.registered_op = registered_op;
@@ -212,36 +220,39 @@ std::string RunnerClient::load(const std::string& artifact, const std::string& r
   return load(r);
 }
 
-std::string RunnerClient::load(const LoadRequest& req) {
-  if (!alive_) return "runner is not running";
+std::optional<LoadError> RunnerClient::load(const LoadRequest& req) {
+  using K = LoadError::Kind;
+  if (!alive_) return LoadError{K::Died, "runner is not running"};
   protocol::LoadMsg m{};
   protocol::init_header(m, protocol::MsgType::Load);
   copy_cstr(m.artifact_path, sizeof m.artifact_path, req.artifact);
   copy_cstr(m.op_name, sizeof m.op_name, req.registered_op);
-  auto dot = req.aten_op.rfind('.');
-  copy_cstr(m.aten_name, sizeof m.aten_name, "aten::" + req.aten_op.substr(0, dot));
-  copy_cstr(m.aten_overload, sizeof m.aten_overload, dot == std::string::npos ? "" : req.aten_op.substr(dot + 1));
+  // aten_schema() resolved the op before; one that is no overload name is sent as written and
+  // the runner finds no schema for it.
+  const auto aten = names::OpName::try_parse_unqualified(req.aten_op);
+  copy_cstr(m.aten_name, sizeof m.aten_name, aten ? aten->dispatcher_name() : req.aten_op);
+  copy_cstr(m.aten_overload, sizeof m.aten_overload, aten ? aten->overload() : "");
   m.kind = static_cast<uint32_t>(req.kind == Kind::Nvrtc  ? protocol::ArtifactKind::Cubin
                                  : req.kind == Kind::Cuda ? protocol::ArtifactKind::CudaSharedObject
                                                           : protocol::ArtifactKind::SharedObject);
   m.device = static_cast<uint32_t>(req.device == Device::Cuda ? protocol::DeviceKind::Cuda0 : protocol::DeviceKind::Cpu);
   protocol::LoadResultMsg r{};
   try {
-    send_msg(sock_, m);
-    if (!recv_msg(sock_, protocol::MsgType::LoadResult, &r, timeout_s_)) {
+    send_msg(sock_.get(), m);
+    if (!recv_msg(sock_.get(), protocol::MsgType::LoadResult, &r, timeout_s_)) {
       auto rec = stop("loading the artifact timed out");
-      return "loading timed out (" + std::string(sandbox::status_name(rec.status)) + ")";
+      return LoadError{K::TimedOut, "loading timed out (" + std::string(sandbox::status_name(rec.status)) + ")"};
     }
   } catch (const BadMessage& e) {
     stop(e.what());
-    return kLoadProtocolViolation + std::string(e.what());
+    return LoadError{K::ProtocolViolation, "protocol violation while loading: " + std::string(e.what())};
   } catch (const std::exception& e) {
     auto rec = stop(e.what());
-    return "the runner " + how_it_ended(rec) + " while loading the artifact (" + e.what() + ")" +
-           (rec.stderr_text.empty() ? "" : ": " + rec.stderr_text.substr(0, 2000));
+    return LoadError{K::Died, "the runner " + how_it_ended(rec) + " while loading the artifact (" + e.what() + ")" +
+                                  (rec.stderr_text.empty() ? "" : ": " + rec.stderr_text.substr(0, 2000))};
   }
-  if (r.ok != 1) return bounded(r.message, sizeof r.message);
-  return "";
+  if (r.ok != 1) return LoadError{K::Refused, bounded(r.message, sizeof r.message)};
+  return std::nullopt;
 }
 
 CallOutcome RunnerClient::died(CallOutcome out, const std::string& why) {
@@ -250,26 +261,28 @@ CallOutcome RunnerClient::died(CallOutcome out, const std::string& why) {
   return out;
 }
 
-CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_returns, double timeout_s, int warmup,
-                               int reps) {
+CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_returns, double timeout_s, int warmup, int reps) {
   CallOptions o;
   o.warmup = warmup;
   o.reps = reps;
   return call(inputs, n_returns, timeout_s, o);
 }
 
-CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_returns, double timeout_s, const CallOptions& options) {
+namespace {
+
+// The call's shared region: the input sets back to back, then room for the outputs.
+struct CallRegion {
+  UniqueFd fd;
+  Mapping map;
+  std::vector<size_t> set_bytes;  // per input set, as written
+  size_t input_bytes = 0;         // the input sets as written
+  size_t input_room = 0;          // their encoded sizes: where the output region starts
+  size_t output_capacity = 0;
+};
+
+// Throws std::invalid_argument for a call the protocol cannot carry.
+void check_call_options(const std::vector<c10::IValue>& inputs, const CallOptions& options) {
   const int warmup = options.warmup, reps = options.reps;
-  CallOutcome out;
-  if (!alive_) {
-    out.kind = CallOutcome::Kind::Died;
-    out.message = "runner is not running";
-    if (record_) {
-      out.record = *record_;
-      out.message += ": it " + how_it_ended(*record_) + " earlier";
-    }
-    return out;
-  }
   if (reps < 0 || reps > protocol::kMaxTimedReps) throw std::invalid_argument("reps out of range");
   if (warmup < 0) throw std::invalid_argument("warmup out of range");
   if (options.output_like.size() > protocol::kMaxOutputSpecs) throw std::invalid_argument("more outputs than the protocol carries");
@@ -277,48 +290,37 @@ CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_
   if (n_sets > protocol::kMaxInputSets) throw std::invalid_argument("more input sets than the protocol carries");
   if (n_sets > 1 && (reps == 0 || n_sets > static_cast<size_t>(warmup + reps)))
     throw std::invalid_argument("input sets need timed calls, at least one call per set");
-  std::vector<const std::vector<c10::IValue>*> sets = {&inputs};
-  for (const auto& more : options.more_inputs) {
+  for (const auto& more : options.more_inputs)
     if (more.size() != inputs.size()) throw std::invalid_argument("an input set with another number of arguments");
-    sets.push_back(&more);
-  }
-  std::vector<size_t> set_bytes;
-  size_t in_bytes = 0;
-  for (const auto* set : sets) in_bytes += set_bytes.emplace_back(wire::encoded_size(*set));
+}
+
+// A sealed memfd holding every input set, sized for the outputs too.
+CallRegion write_inputs(const std::vector<c10::IValue>& inputs, const CallOptions& options) {
+  std::vector<const std::vector<c10::IValue>*> sets = {&inputs};
+  for (const auto& more : options.more_inputs) sets.push_back(&more);
+  CallRegion region;
+  for (const auto* set : sets) region.input_room += region.set_bytes.emplace_back(wire::encoded_size(*set));
   // Room per set for the returns (twice the caller's hint, or up to twice the inputs), every
   // argument after the call, and slack.
-  const size_t out_cap = in_bytes * 3 + n_sets * 2 * options.returns_bytes_hint + (16u << 20);
-  const size_t arena = in_bytes + out_cap;
-  UniqueFd mfd(::memfd_create("kg-call", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-  if (mfd.get() < 0) throw std::runtime_error(errno_text("memfd_create"));
-  if (::ftruncate(mfd.get(), static_cast<off_t>(arena)) != 0) throw std::runtime_error(errno_text("ftruncate"));
+  region.output_capacity = region.input_room * 3 + sets.size() * 2 * options.returns_bytes_hint + (16u << 20);
+  const size_t arena = region.input_room + region.output_capacity;
+  region.fd = UniqueFd(::memfd_create("kg-call", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (!region.fd) throw std::runtime_error(errno_text("memfd_create"));
+  if (::ftruncate(region.fd.get(), static_cast<off_t>(arena)) != 0) throw std::runtime_error(errno_text("ftruncate"));
   // Sealed against resizing so neither side can make the other's mapping fault.
-  ::fcntl(mfd.get(), F_ADD_SEALS, F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
-  void* p = ::mmap(nullptr, arena, PROT_READ | PROT_WRITE, MAP_SHARED, mfd.get(), 0);
-  if (p == MAP_FAILED) throw std::runtime_error(errno_text("mmap"));
-  Mapping map(p, arena);
-  size_t used = 0;
-  for (size_t k = 0; k < n_sets; ++k) {
-    set_bytes[k] = wire::encode(*sets[k], map.data() + used, in_bytes - used);
-    used += set_bytes[k];
+  ::fcntl(region.fd.get(), F_ADD_SEALS, F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
+  region.map = Mapping(::mmap(nullptr, arena, PROT_READ | PROT_WRITE, MAP_SHARED, region.fd.get(), 0), arena);
+  if (!region.map) throw std::runtime_error(errno_text("mmap"));
+  for (size_t k = 0; k < sets.size(); ++k) {
+    region.set_bytes[k] = wire::encode(*sets[k], region.map.data() + region.input_bytes, region.input_room - region.input_bytes);
+    region.input_bytes += region.set_bytes[k];
   }
+  return region;
+}
 
-  protocol::CallMsg m{};
-  protocol::init_header(m, protocol::MsgType::Call);
-  m.call_id = next_call_++;
-  m.arena_bytes = arena;
-  m.input_offset = 0;
-  m.input_bytes = used;
-  m.output_offset = in_bytes;
-  m.output_capacity = out_cap;
-  m.warmup = static_cast<uint32_t>(warmup);
-  m.reps = static_cast<uint32_t>(reps);
-  m.device = static_cast<uint32_t>(options.device == Device::Cuda ? protocol::DeviceKind::Cuda0 : protocol::DeviceKind::Cpu);
-  m.flush_bytes = options.flush_bytes;
-  m.n_sets = static_cast<uint32_t>(n_sets);
-  m.flags = options.poison ? 0u : static_cast<uint32_t>(protocol::kCallNoPoison);
-  for (size_t k = 0; k < n_sets; ++k) m.set_bytes[k] = set_bytes[k];
-  for (const auto& v : options.output_like) {
+// nvrtc kind: the dtype and sizes of each output the runner allocates.
+void add_output_specs(protocol::CallMsg& m, const std::vector<c10::IValue>& output_like) {
+  for (const auto& v : output_like) {
     auto& spec = m.outputs[m.n_outputs++];
     if (!v.isTensor() || !v.toTensor().defined() || v.toTensor().dim() > 16)
       throw std::invalid_argument("output_like holds a value that is not a defined tensor of at most 16 dims");
@@ -327,17 +329,63 @@ CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_
     spec.ndim = static_cast<uint32_t>(t.dim());
     for (int64_t d = 0; d < t.dim(); ++d) spec.sizes[d] = t.size(d);
   }
+}
 
-  auto r = std::make_unique<protocol::CallResultMsg>();
-  auto t0 = Clock::now();
+std::unique_ptr<protocol::CallMsg> call_message(uint64_t call_id, const CallRegion& region, const CallOptions& options) {
+  auto m = std::make_unique<protocol::CallMsg>();
+  protocol::init_header(*m, protocol::MsgType::Call);
+  m->call_id = call_id;
+  m->arena_bytes = region.input_room + region.output_capacity;
+  m->input_offset = 0;
+  m->input_bytes = region.input_bytes;
+  m->output_offset = region.input_room;
+  m->output_capacity = region.output_capacity;
+  m->warmup = static_cast<uint32_t>(options.warmup);
+  m->reps = static_cast<uint32_t>(options.reps);
+  m->device = static_cast<uint32_t>(options.device == Device::Cuda ? protocol::DeviceKind::Cuda0 : protocol::DeviceKind::Cpu);
+  m->flush_bytes = options.flush_bytes;
+  m->n_sets = static_cast<uint32_t>(region.set_bytes.size());
+  m->flags = options.poison ? 0u : static_cast<uint32_t>(protocol::kCallNoPoison);
+  for (size_t k = 0; k < region.set_bytes.size(); ++k) m->set_bytes[k] = region.set_bytes[k];
+  add_output_specs(*m, options.output_like);
+  return m;
+}
+
+}  // namespace
+
+CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_returns, double timeout_s, const CallOptions& options) {
+  if (!alive_) return not_running();
+  check_call_options(inputs, options);
+  const CallRegion region = write_inputs(inputs, options);
+  const std::unique_ptr<protocol::CallMsg> m = call_message(next_call_++, region, options);
+  auto reply = std::make_unique<protocol::CallResultMsg>();
+  double wall_s = 0;
+  if (std::optional<CallOutcome> lost = send_and_wait(*m, region.fd.get(), timeout_s, reply.get(), &wall_s)) return std::move(*lost);
+  return read_reply(*reply, *m, inputs.size(), n_returns, wall_s, region.map.data() + m->output_offset);
+}
+
+CallOutcome RunnerClient::not_running() const {
+  CallOutcome out;
+  out.kind = CallOutcome::Kind::Died;
+  out.message = "runner is not running";
+  if (record_) {
+    out.record = *record_;
+    out.message += ": it " + how_it_ended(*record_) + " earlier";
+  }
+  return out;
+}
+
+std::optional<CallOutcome> RunnerClient::send_and_wait(const protocol::CallMsg& m, int region_fd, double timeout_s,
+                                                       protocol::CallResultMsg* reply, double* wall_s) {
+  CallOutcome out;
+  const auto t0 = Clock::now();
   try {
-    send_msg(sock_, m, mfd.get());
-    bool got = recv_msg(sock_, protocol::MsgType::CallResult, r.get(), timeout_s);
-    out.supervisor_wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (!got) {
-      out.kind = CallOutcome::Kind::Timeout;
-      return died(std::move(out), "call exceeded its time limit of " + std::to_string(timeout_s) + " s");
-    }
+    send_msg(sock_.get(), m, region_fd);
+    const bool got = recv_msg(sock_.get(), protocol::MsgType::CallResult, reply, timeout_s);
+    *wall_s = out.supervisor_wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (got) return std::nullopt;
+    out.kind = CallOutcome::Kind::Timeout;
+    return died(std::move(out), "call exceeded its time limit of " + std::to_string(timeout_s) + " s");
   } catch (const BadMessage& e) {
     out.kind = CallOutcome::Kind::ProtocolViolation;
     out.message = e.what();
@@ -346,113 +394,42 @@ CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_
     // The channel broke (a send into a closed socket, or EOF): the record says how the box ended.
     out.kind = CallOutcome::Kind::Died;
     out = died(std::move(out), e.what());
-    out.message = "the runner " + how_it_ended(out.record) + (reps > 0 ? " during the timed calls" : " during the call") + " (" +
-                  e.what() + ")";
+    out.message =
+        "the runner " + how_it_ended(out.record) + (m.reps > 0 ? " during the timed calls" : " during the call") + " (" + e.what() + ")";
     return out;
   }
-  out.message = bounded(r->message, sizeof r->message);
-  auto violation = [&](const std::string& why) {
+}
+
+CallOutcome RunnerClient::read_reply(const protocol::CallResultMsg& reply, const protocol::CallMsg& m, size_t n_args, size_t n_returns,
+                                     double wall_s, const uint8_t* output_region) {
+  ReplyExpectation expect;
+  expect.call_id = m.call_id;
+  expect.reps = m.reps;
+  expect.n_sets = m.n_sets;
+  expect.n_args = n_args;
+  expect.n_returns = n_returns;
+  expect.supervisor_wall_s = wall_s;
+  CheckedReply checked = check_call_reply(reply, expect, output_region, m.output_capacity);
+  CallOutcome out = std::move(checked.outcome);
+  if (checked.violation) {
     out.kind = CallOutcome::Kind::ProtocolViolation;
-    out.message = why;
+    out.message = checked.violation->message;
+    return died(std::move(out), checked.violation->message);
+  }
+  // A device error: the runner exits after replying (its CUDA context is unusable).
+  if (out.kind == CallOutcome::Kind::Died) {
+    const std::string why = out.message;
     return died(std::move(out), why);
-  };
-  if (r->call_id != m.call_id) return violation("call result for call " + std::to_string(r->call_id) + ", expected " + std::to_string(m.call_id));
-  if (r->n_times > static_cast<uint32_t>(reps)) return violation("runner reported " + std::to_string(r->n_times) + " timings for " + std::to_string(reps) + " timed calls");
-  switch (static_cast<protocol::CallStatus>(r->status)) {
-    case protocol::CallStatus::Ok: break;
-    case protocol::CallStatus::Exception:
-    case protocol::CallStatus::OutputTooLarge:
-    case protocol::CallStatus::BadInput:
-    case protocol::CallStatus::DeviceError:
-      out.kind = CallOutcome::Kind::OpError;
-      if (static_cast<protocol::CallStatus>(r->status) == protocol::CallStatus::DeviceError) {
-        // The runner's CUDA context is unusable after a device fault: it exits, and the next
-        // call gets a fresh runner.
-        out.kind = CallOutcome::Kind::Died;
-        out.message = "device error: " + out.message;
-        return died(std::move(out), out.message);
-      }
-      if (static_cast<protocol::CallStatus>(r->status) == protocol::CallStatus::OutputTooLarge)
-        out.message = "outputs larger than the room given for them: " + out.message;
-      return out;
-    default: return violation("unknown call status " + std::to_string(r->status));
   }
-  double sum = 0;
-  for (uint32_t i = 0; i < r->n_times; ++i) {
-    double t = r->times_s[i], idle = r->idle_wait_s[i];
-    if (!(t >= 0) || t > out.supervisor_wall_s) return violation("runner reported a time of " + std::to_string(t) + " s, outside what the supervisor's clock allows");
-    if (!(idle >= 0) || idle > out.supervisor_wall_s) return violation("runner reported an idle wait of " + std::to_string(idle) + " s");
-    sum += t;
-    out.times_s.push_back(t);
-    out.idle_wait_s.push_back(idle);
-  }
-  // The timed calls ran one after another inside the exchange the supervisor clocked.
-  if (sum > out.supervisor_wall_s * 1.0001 + 1e-6)
-    return violation("runner's timed calls add up to " + std::to_string(sum) + " s, more than the supervisor's " +
-                     std::to_string(out.supervisor_wall_s) + " s around them");
-  switch (static_cast<protocol::Timer>(r->timer)) {
-    case protocol::Timer::SteadyClock: out.timer = "steady_clock"; break;
-    case protocol::Timer::CudaEvent: out.timer = "cuda_event"; break;
-    default: return violation("unknown timer " + std::to_string(r->timer));
-  }
-  out.evidence = r->evidence;
-  if (r->n_dispatched > protocol::kMaxDispatched) return violation("runner reported " + std::to_string(r->n_dispatched) + " dispatched operators");
-  for (uint32_t i = 0; i < r->n_dispatched; ++i) {
-    const char* name = r->dispatched[i];
-    const size_t len = strnlen(name, protocol::kDispatchedNameBytes);
-    if (len == 0 || len == protocol::kDispatchedNameBytes) return violation("dispatched operator " + std::to_string(i) + " is empty or not terminated");
-    if (!std::all_of(name, name + len, [](char c) { return c > 32 && c < 127; }))
-      return violation("dispatched operator " + std::to_string(i) + " has unprintable bytes");
-    out.dispatched.emplace_back(name, len);
-  }
-  if (r->n_return_alias != std::min<size_t>(n_returns, protocol::kMaxReturnAlias))
-    return violation("runner reported aliasing for " + std::to_string(r->n_return_alias) + " returns of " + std::to_string(n_returns));
-  for (uint32_t i = 0; i < r->n_return_alias; ++i) {
-    const int32_t a = r->return_alias[i];
-    if (a < protocol::kAliasNotTensor || a >= static_cast<int64_t>(inputs.size()))
-      return violation("return " + std::to_string(i) + " reported as aliasing argument " + std::to_string(a));
-    out.return_alias.push_back(a);
-  }
-  if (r->output_bytes > out_cap) return violation("runner claims " + std::to_string(r->output_bytes) + " output bytes in a region of " + std::to_string(out_cap));
-  if (r->n_sets != n_sets) return violation("runner returned " + std::to_string(r->n_sets) + " output sets for " + std::to_string(n_sets) + " input sets");
-  uint64_t offset = 0;
-  for (size_t k = 0; k < n_sets; ++k) {
-    const uint64_t len = r->set_output_bytes[k];
-    if (len > r->output_bytes - offset)
-      return violation("output set " + std::to_string(k) + " of " + std::to_string(len) + " bytes runs past the " +
-                       std::to_string(r->output_bytes) + " output bytes");
-    std::vector<c10::IValue> values;
-    try {
-      values = wire::decode(map.data() + in_bytes + offset, len);
-    } catch (const wire::WireError& e) {
-      return violation("output region, set " + std::to_string(k) + ": " + e.what());
-    }
-    offset += len;
-    if (values.size() != n_returns + inputs.size())
-      return violation("output set " + std::to_string(k) + " holds " + std::to_string(values.size()) + " values, expected " +
-                       std::to_string(n_returns + inputs.size()));
-    CallOutcome::SetResult set;
-    set.returns.assign(values.begin(), values.begin() + static_cast<long>(n_returns));
-    set.args_after.assign(values.begin() + static_cast<long>(n_returns), values.end());
-    if (k == 0) {
-      out.returns = std::move(set.returns);
-      out.args_after = std::move(set.args_after);
-    } else {
-      out.more.push_back(std::move(set));
-    }
-  }
-  if (offset != r->output_bytes)
-    return violation("output sets add up to " + std::to_string(offset) + " bytes, the runner claims " + std::to_string(r->output_bytes));
-  out.kind = CallOutcome::Kind::Ok;
   return out;
 }
 
 sandbox::Record RunnerClient::finish() {
   if (alive_) {
     protocol::MsgHeader h{protocol::kMagic, protocol::kVersion, static_cast<uint32_t>(protocol::MsgType::Shutdown), sizeof h};
-    ::send(sock_, &h, sizeof h, MSG_NOSIGNAL);
+    ::send(sock_.get(), &h, sizeof h, MSG_NOSIGNAL);
     // Give it a moment to exit by itself (the channel closes), then the sandbox's kill.
-    pollfd p{sock_, POLLIN, 0};
+    pollfd p{sock_.get(), POLLIN, 0};
     ::poll(&p, 1, 2000);
     if (!record_ && waiter_.wait_for(std::chrono::milliseconds(500)) == std::future_status::ready) record_ = waiter_.get();
   }

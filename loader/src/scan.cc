@@ -28,29 +28,14 @@ bool parse_kind(const std::string& name, Kind* out) {
   return false;
 }
 
-std::string folder_for_op(const std::string& op) {
-  std::string out;
-  for (char c : op) {
-    if (c == '.') out += "__";
-    else out += c;
-  }
-  return out;
-}
+std::string folder_for_op(const std::string& op) { return names::folder_spelling(op); }
 
 std::string op_for_folder(const std::string& folder) {
-  auto pos = folder.rfind("__");
-  if (pos == std::string::npos || pos == 0 || pos + 2 >= folder.size()) return "";
-  return folder.substr(0, pos) + "." + folder.substr(pos + 2);
+  const auto op = names::OpName::from_folder(folder);
+  return op ? op->profile() : "";
 }
 
 namespace {
-bool is_identifier(const std::string& s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
-}
-
 bool has_entry(const std::vector<submission::Entry>& entries, const std::string& name) {
   return std::any_of(entries.begin(), entries.end(), [&](const submission::Entry& e) { return e.name == name; });
 }
@@ -66,7 +51,7 @@ ScanResult scan_submission(const std::string& dir) {
   for (const auto& entry : root.list()) {
     const std::string& folder = entry.name;
     if (folder.empty() || folder[0] == '.' || entry.type == S_IFREG) continue;
-    const bool op_name = is_identifier(folder) && !op_for_folder(folder).empty();
+    const std::optional<names::OpName> op_name = names::OpName::from_folder(folder);
     const std::string what = submission::refusal(entry);
     if (!what.empty() && !op_name) {
       out.problems.push_back({folder, submission::refused_message(folder, what)});
@@ -78,7 +63,7 @@ ScanResult scan_submission(const std::string& dir) {
     }
     OpFolder op;
     op.folder = folder;
-    op.op = op_for_folder(folder);
+    op.op = op_name->profile();
     op.dir = (root_path / folder).string();
     // An op folder that is a link, or cannot be opened or listed, is listed without a source:
     // its build opens it the same way and fails the op with the reason; other ops go on.

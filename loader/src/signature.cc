@@ -132,11 +132,9 @@ std::string registered_schema(const c10::FunctionSchema& schema, const std::stri
 }
 
 const c10::FunctionSchema& aten_schema(const std::string& op) {
-  auto dot = op.rfind('.');
-  std::string name = dot == std::string::npos ? op : op.substr(0, dot);
-  std::string overload = dot == std::string::npos ? "" : op.substr(dot + 1);
-  if (overload == "default") overload = "";
-  auto handle = c10::Dispatcher::singleton().findSchema({"aten::" + name, overload});
+  // "relu.default" or a bare "relu" (the default overload); not the aten::/aten. spellings.
+  const auto name = names::OpName::try_parse_unqualified(op);
+  auto handle = name ? c10::Dispatcher::singleton().findSchema({name->dispatcher_name(), name->dispatcher_overload()}) : c10::nullopt;
   if (!handle) throw std::runtime_error("no aten overload named '" + op + "' in the linked libtorch");
   return handle->schema();
 }

@@ -24,8 +24,7 @@ struct DirCloser {
 std::string refusal(const Entry& e) {
   switch (e.type) {
     case S_IFDIR: return "";
-    case S_IFREG:
-      return e.links == 1 ? "" : "a regular file with " + std::to_string(e.links) + " hard links";
+    case S_IFREG: return e.links == 1 ? "" : "a regular file with " + std::to_string(e.links) + " hard links";
     case S_IFLNK: return "a symbolic link (to " + e.link_target + ")";
     case S_IFIFO: return "a FIFO";
     case S_IFSOCK: return "a socket";

@@ -5,7 +5,7 @@
 // and a size within the limit.
 #pragma once
 
-#include "fd.h"
+#include "kernelgate/unique_fd.h"
 
 #include <sys/stat.h>
 

@@ -39,7 +39,8 @@ std::string entry_index() { return cache_root() + "/index"; }
 bool verified(const fs::path& dir, const std::string& what, std::string* rejected) {
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0) return false;
-  const std::string why = S_ISDIR(st.st_mode) ? digest_index::check(entry_index(), dir.filename().string(), dir.string()) : "not a directory";
+  const std::string why =
+      S_ISDIR(st.st_mode) ? digest_index::check(entry_index(), dir.filename().string(), dir.string()) : "not a directory";
   if (why.empty()) return true;
   std::fprintf(stderr, "kernelgate: warning: %s %s does not match the digests kernelgate recorded (%s): rebuilding it\n", what.c_str(),
                dir.c_str(), why.c_str());
@@ -124,12 +125,11 @@ std::vector<std::string> nvcc_flags(const std::string& arch) {
   const std::string num = arch.substr(3);  // "90" or "90a"
   std::vector<std::string> f = {"-std=c++17", "-O3", "-ccbin", KG_CXX_COMPILER, "-Xcompiler", "-fPIC", "-w",
                                 // PyTorch's cpp_extension defaults, so load_inline kernels build unchanged.
-                                "-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__",
-                                "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__",
-                                "--expt-relaxed-constexpr", "-DTORCH_API_INCLUDE_EXTENSION_H",
+                                "-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__", "-D__CUDA_NO_BFLOAT16_CONVERSIONS__",
+                                "-D__CUDA_NO_HALF2_OPERATORS__", "--expt-relaxed-constexpr", "-DTORCH_API_INCLUDE_EXTENSION_H",
                                 // Device code for the target plus its PTX (for a newer device of the same family).
-                                "-gencode", "arch=compute_" + num + ",code=sm_" + num,
-                                "-gencode", "arch=compute_" + num + ",code=compute_" + num};
+                                "-gencode", "arch=compute_" + num + ",code=sm_" + num, "-gencode",
+                                "arch=compute_" + num + ",code=compute_" + num};
   for (const auto& flag : split(KG_TORCH_CXX_FLAGS, ' '))
     if (!flag.empty()) {
       if (flag.rfind("-D", 0) == 0) f.push_back(flag);
@@ -145,8 +145,7 @@ std::string nvcc_dryrun(const std::string& arch, const BuildOptions& options, st
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
   const std::vector<std::string> flags = nvcc_flags(arch);
-  const std::string key =
-      sha256_hex(file_identity(KG_NVCC) + "\n" KG_CUDA_VERSION "\n" KG_VERSION "\n" + join(flags, "\n")).substr(0, 16);
+  const std::string key = sha256_hex(file_identity(KG_NVCC) + "\n" KG_CUDA_VERSION "\n" KG_VERSION "\n" + join(flags, "\n")).substr(0, 16);
   const fs::path saved = fs::path(cache_root()) / ("nvcc-dryrun-" + key);
   std::error_code ec;
   std::string text;
@@ -187,8 +186,8 @@ std::string normalize_arch(const std::string& in) {
   std::string a = in;
   for (const char* prefix : {"sm_", "compute_"})
     if (a.rfind(prefix, 0) == 0) a = a.substr(std::string(prefix).size());
-  bool ok = a.size() >= 2 && a.size() <= 4 && std::isdigit(static_cast<unsigned char>(a[0])) &&
-            std::isdigit(static_cast<unsigned char>(a[1]));
+  bool ok =
+      a.size() >= 2 && a.size() <= 4 && std::isdigit(static_cast<unsigned char>(a[0])) && std::isdigit(static_cast<unsigned char>(a[1]));
   for (size_t i = 2; ok && i < a.size(); ++i)
     ok = std::isdigit(static_cast<unsigned char>(a[i])) || (i == a.size() - 1 && (a[i] == 'a' || a[i] == 'f'));
   if (!ok) throw std::runtime_error("bad CUDA architecture '" + in + "' (expected e.g. sm_90)");
@@ -309,7 +308,8 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
   auto give_up = [&](const fs::path& tmp, const std::string& why) -> std::optional<HostPrefix> {
     remove_tree(tmp.string(), ec);
     failed.push_back(key);
-    std::fprintf(stderr, "kernelgate: warning: building the cuda kind's precompiled host prefix failed (%s); cuda builds compile it whole\n",
+    std::fprintf(stderr,
+                 "kernelgate: warning: building the cuda kind's precompiled host prefix failed (%s); cuda builds compile it whole\n",
                  why.substr(0, 1500).c_str());
     return std::nullopt;
   };
@@ -331,9 +331,10 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
   try {
     // 1. kernelgate's unit through nvcc's host chain (preprocess, cudafe++)
     write_file((tmp / "kg_unit.cu").string(), unit_text);
-    sandbox::Record r = run_script("kg_prefix.sh", env + "ATEN=\"\"\nprintf '%s' " + sh_quote(module_id) + " > " + pipe.module_id_file + "\n" +
-                                                       join(pipe.host, " && ") + "\n");
-    if (r.status != sandbox::Status::OK) return give_up(tmp, std::string("host chain: ") + sandbox::status_name(r.status) + " " + r.stderr_text);
+    sandbox::Record r = run_script("kg_prefix.sh", env + "ATEN=\"\"\nprintf '%s' " + sh_quote(module_id) + " > " + pipe.module_id_file +
+                                                       "\n" + join(pipe.host, " && ") + "\n");
+    if (r.status != sandbox::Status::OK)
+      return give_up(tmp, std::string("host chain: ") + sandbox::status_name(r.status) + " " + r.stderr_text);
     // 2. its output up to the stub's include, which is where a submission's part begins
     std::string text;
     const bool read = read_file((tmp / pipe.host_source).string(), &text);
@@ -344,9 +345,11 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
     write_file((tmp / "kg_host_prefix.h").string(), text);
     // 3. precompiled with the host compile's flags
     r = run_script("kg_pch.sh", env + pch_cmd + "\n");
-    if (r.status != sandbox::Status::OK) return give_up(tmp, std::string("precompile: ") + sandbox::status_name(r.status) + " " + r.stderr_text);
+    if (r.status != sandbox::Status::OK)
+      return give_up(tmp, std::string("precompile: ") + sandbox::status_name(r.status) + " " + r.stderr_text);
     for (const auto& entry : fs::directory_iterator(tmp, ec))
-      if (entry.path().filename() != "kg_host_prefix.h" && entry.path().filename() != "kg_host_prefix.h.gch") remove_tree(entry.path().string(), ec);
+      if (entry.path().filename() != "kg_host_prefix.h" && entry.path().filename() != "kg_host_prefix.h.gch")
+        remove_tree(entry.path().string(), ec);
     hp.bytes = text.size();
     // 4. each chain's preprocessed prefix (pp_splice.h); a chain without one preprocesses whole units
     auto run = [&](const std::string& name, const std::string& script, std::string* err) {
@@ -361,16 +364,16 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
         if (nvcc::is_preprocess(c)) pp.push_back(c);
       return pp.size() == 1 ? pp[0] : std::string();
     };
-    for (const auto& [chain, cmd] : {std::pair<std::string, std::string>{"host", preprocess_of(pipe.host)}, {"device", preprocess_of(pipe.device)}}) {
+    for (const auto& [chain, cmd] :
+         {std::pair<std::string, std::string>{"host", preprocess_of(pipe.host)}, {"device", preprocess_of(pipe.device)}}) {
       std::string why = "no single preprocess step";
       if (cmd.empty() || !splice::prepare(chain, cmd, env, unit_text, tmp.string(), run, &why))
-        std::fprintf(stderr, "kernelgate: warning: the cuda prefix is not kept preprocessed for the %s chain (%s); it preprocesses whole units\n",
+        std::fprintf(stderr,
+                     "kernelgate: warning: the cuda prefix is not kept preprocessed for the %s chain (%s); it preprocesses whole units\n",
                      chain.c_str(), why.substr(0, 1500).c_str());
     }
     publish_entry(tmp, dir, "cuda host prefix");
-  } catch (const std::exception& e) {
-    return give_up(tmp, e.what());
-  }
+  } catch (const std::exception& e) { return give_up(tmp, e.what()); }
   return with_splices();
 }
 

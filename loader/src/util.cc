@@ -96,7 +96,8 @@ void ensure_private_dir(const std::string& path) {
   if (::lstat(path.c_str(), &st) != 0) throw std::runtime_error(path + ": cannot stat cache directory: " + std::strerror(errno));
   char mode[8];
   std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-  const std::string remedy = "; kernelgate refuses a cache others could plant artifacts in: remove it or set KERNELGATE_CACHE=<a directory of your own>";
+  const std::string remedy =
+      "; kernelgate refuses a cache others could plant artifacts in: remove it or set KERNELGATE_CACHE=<a directory of your own>";
   if (S_ISLNK(st.st_mode)) throw std::runtime_error(path + ": the cache directory is a symbolic link" + remedy);
   if (!S_ISDIR(st.st_mode)) throw std::runtime_error(path + ": the cache directory is not a directory" + remedy);
   if (st.st_uid != ::geteuid())
@@ -138,21 +139,6 @@ void remove_tree(const std::string& path, std::error_code& ec) {
   g_remove_errno = 0;
   if (::nftw(path.c_str(), remove_entry, 32, FTW_DEPTH | FTW_PHYS) != 0 && g_remove_errno == 0) g_remove_errno = errno;
   if (g_remove_errno) ec = std::error_code(g_remove_errno, std::generic_category());
-}
-
-size_t cpu_flush_default_bytes() {
-  size_t llc = 0;
-  for (int idx = 3; idx >= 2 && !llc; --idx) {
-    std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(idx) + "/size");
-    std::string s;
-    if (f >> s && !s.empty()) {
-      size_t v = std::strtoull(s.c_str(), nullptr, 10);
-      if (s.back() == 'K') v <<= 10;
-      if (s.back() == 'M') v <<= 20;
-      llc = v;
-    }
-  }
-  return std::max<size_t>(2 * llc, size_t{64} << 20);
 }
 
 }  // namespace kg::loader

@@ -29,7 +29,5 @@ void ensure_private_dir(const std::string& path);
 // Removes a file or a directory tree (like std::filesystem::remove_all, which must not be called:
 // PyTorch 2.x wheels export a broken copy of it that can win symbol lookup). Never follows links.
 void remove_tree(const std::string& path, std::error_code& ec);
-// The CPU cache flush's default buffer: twice the last-level cache (sysfs), at least 64 MiB.
-size_t cpu_flush_default_bytes();
 
 }  // namespace kg::loader

@@ -32,13 +32,11 @@ constexpr uint32_t kPfX = 1, kPfW = 2;
 constexpr uint32_t kShtProgbits = 1, kShtSymtab = 2, kShtDynsym = 11;
 constexpr uint64_t kShfExecinstr = 0x4;
 constexpr unsigned kSttFunc = 2;
-constexpr int64_t kDtNull = 0, kDtNeeded = 1, kDtPltRelSz = 2, kDtHash = 4, kDtStrtab = 5, kDtSymtab = 6,
-                  kDtRela = 7, kDtRelaSz = 8, kDtInit = 12, kDtSoname = 14, kDtRel = 17, kDtRelSz = 18,
-                  kDtTextrel = 22, kDtJmpRel = 23, kDtInitArraySz = 27, kDtFlags = 30,
-                  kDtGnuHash = 0x6ffffef5;
+constexpr int64_t kDtNull = 0, kDtNeeded = 1, kDtPltRelSz = 2, kDtHash = 4, kDtStrtab = 5, kDtSymtab = 6, kDtRela = 7, kDtRelaSz = 8,
+                  kDtInit = 12, kDtSoname = 14, kDtRel = 17, kDtRelSz = 18, kDtTextrel = 22, kDtJmpRel = 23, kDtInitArraySz = 27,
+                  kDtFlags = 30, kDtGnuHash = 0x6ffffef5;
 constexpr uint64_t kDfTextrel = 0x4;
-constexpr size_t kEhdrSize = 64, kPhdrSize = 56, kShdrSize = 64, kDynSize = 16, kSymSize = 24, kRelaSize = 24,
-                 kRelSize = 16;
+constexpr size_t kEhdrSize = 64, kPhdrSize = 56, kShdrSize = 64, kDynSize = 16, kSymSize = 24, kRelaSize = 24, kRelSize = 16;
 // Caps that keep a crafted header from making the reader loop or allocate for long.
 constexpr uint64_t kMaxFileSize = uint64_t(1) << 30;
 constexpr uint64_t kMaxSymbols = uint64_t(1) << 24;
@@ -64,8 +62,8 @@ class Bytes {
   // Checks that [off, off+len) lies in the file; `what` names the table in the error.
   void need(uint64_t off, uint64_t len, const std::string& what) const {
     if (!contains(off, len))
-      fail("truncated or corrupt: " + what + " at offset " + hex(off) + " (" + std::to_string(len) +
-           " bytes) lies outside the file's " + std::to_string(n_) + " bytes");
+      fail("truncated or corrupt: " + what + " at offset " + hex(off) + " (" + std::to_string(len) + " bytes) lies outside the file's " +
+           std::to_string(n_) + " bytes");
   }
 
   template <typename T>
@@ -134,8 +132,7 @@ class Reader {
     const auto type = b_.at<uint16_t>(16, "e_type");
     if (type != kEtDyn) b_.fail("not a shared object (e_type " + std::to_string(type) + ", expected ET_DYN)");
     const auto machine = machine_ = b_.at<uint16_t>(18, "e_machine");
-    if (machine != kEmX86_64 && machine != kEmAarch64)
-      b_.fail("unsupported machine (e_machine " + std::to_string(machine) + ")");
+    if (machine != kEmX86_64 && machine != kEmAarch64) b_.fail("unsupported machine (e_machine " + std::to_string(machine) + ")");
     phoff_ = b_.at<uint64_t>(32, "e_phoff");
     shoff_ = b_.at<uint64_t>(40, "e_shoff");
     phentsize_ = b_.at<uint16_t>(54, "e_phentsize");
@@ -215,12 +212,27 @@ class Reader {
           if (dyn_.needed.size() >= 4096) b_.fail("more than 4096 DT_NEEDED entries");
           dyn_.needed.push_back(val);
           break;
-        case kDtStrtab: dyn_.strtab = val; dyn_.has_strtab = true; break;
+        case kDtStrtab:
+          dyn_.strtab = val;
+          dyn_.has_strtab = true;
+          break;
         case 10 /* DT_STRSZ */: dyn_.strsz = val; break;
-        case kDtSymtab: dyn_.symtab = val; dyn_.has_symtab = true; break;
-        case kDtHash: dyn_.hash = val; dyn_.has_hash = true; break;
-        case kDtGnuHash: dyn_.gnu_hash = val; dyn_.has_gnu_hash = true; break;
-        case kDtSoname: dyn_.soname = val; dyn_.has_soname = true; break;
+        case kDtSymtab:
+          dyn_.symtab = val;
+          dyn_.has_symtab = true;
+          break;
+        case kDtHash:
+          dyn_.hash = val;
+          dyn_.has_hash = true;
+          break;
+        case kDtGnuHash:
+          dyn_.gnu_hash = val;
+          dyn_.has_gnu_hash = true;
+          break;
+        case kDtSoname:
+          dyn_.soname = val;
+          dyn_.has_soname = true;
+          break;
         case kDtRela: dyn_.rela = val; break;
         case kDtRelaSz: dyn_.relasz = val; break;
         case kDtRel: dyn_.rel = val; break;
@@ -228,7 +240,9 @@ class Reader {
         case kDtJmpRel: dyn_.jmprel = val; break;
         case kDtPltRelSz: dyn_.pltrelsz = val; break;
         case kDtTextrel: dyn_.textrel = true; break;
-        case kDtFlags: if (val & kDfTextrel) dyn_.textrel = true; break;
+        case kDtFlags:
+          if (val & kDfTextrel) dyn_.textrel = true;
+          break;
         case kDtInit: dyn_.has_init = true; break;
         case kDtInitArraySz: dyn_.init_array_sz = val; break;
         default: break;
@@ -238,7 +252,8 @@ class Reader {
   }
 
   std::string dynstr(uint64_t off, const std::string& what) const {
-    if (off >= dyn_.strsz) b_.fail(what + " name offset " + hex(off) + " is outside the dynamic string table (" + std::to_string(dyn_.strsz) + " bytes)");
+    if (off >= dyn_.strsz)
+      b_.fail(what + " name offset " + hex(off) + " is outside the dynamic string table (" + std::to_string(dyn_.strsz) + " bytes)");
     const uint8_t* start = b_.data() + strtab_off_ + off;
     const size_t room = static_cast<size_t>(dyn_.strsz - off);
     const void* nul = std::memchr(start, 0, room);
@@ -261,7 +276,8 @@ class Reader {
     count = std::max(count, reloc_max_index(dyn_.jmprel, dyn_.pltrelsz, kRelaSize, "DT_JMPREL"));
     count = std::max(count, reloc_max_index(dyn_.rel, dyn_.relsz, kRelSize, "DT_REL"));
     count = std::max(count, section_dynsym_count());
-    if (count > kMaxSymbols) b_.fail("claims " + std::to_string(count) + " dynamic symbols (more than " + std::to_string(kMaxSymbols) + ")");
+    if (count > kMaxSymbols)
+      b_.fail("claims " + std::to_string(count) + " dynamic symbols (more than " + std::to_string(kMaxSymbols) + ")");
     return count;
   }
 
@@ -314,7 +330,8 @@ class Reader {
     if (!dyn_.has_symtab) b_.fail("the dynamic section has no DT_SYMTAB");
     const uint64_t count = symbol_count();
     if (count == 0) return;
-    const uint64_t base = file_offset(dyn_.symtab, count * kSymSize, "the dynamic symbol table (DT_SYMTAB, " + std::to_string(count) + " symbols)");
+    const uint64_t base =
+        file_offset(dyn_.symtab, count * kSymSize, "the dynamic symbol table (DT_SYMTAB, " + std::to_string(count) + " symbols)");
     std::set<std::string> seen_imports, seen_exports, seen_weak;
     for (uint64_t i = 1; i < count; ++i) {  // index 0 is the reserved null symbol
       const uint64_t at = base + i * kSymSize;
@@ -413,7 +430,8 @@ class Reader {
     }
     std::vector<std::pair<uint64_t, uint64_t>> sweeps;
     for (const Section& s : secs)
-      if (s.type == kShtProgbits && (s.flags & kShfExecinstr) && s.size > 0 && s.addr + s.size > s.addr) sweeps.push_back({s.addr, s.addr + s.size});
+      if (s.type == kShtProgbits && (s.flags & kShfExecinstr) && s.size > 0 && s.addr + s.size > s.addr)
+        sweeps.push_back({s.addr, s.addr + s.size});
     if (sweeps.empty())
       for (const auto& c : code) sweeps.push_back({c.address, c.address + c.size});
     std::vector<uint64_t> entries;
@@ -427,8 +445,8 @@ class Reader {
   // Printable runs that name a vendor library or its entry points: what a dlopen/dlsym of one
   // would have to carry (unless the name is computed at run time: see docs/rules.md).
   void library_strings(ArtifactInfo& info) const {
-    static const char* const needles[] = {"blas", "lapack", "cudnn", "dnnl", "mkldnn", "mkl_", "libmkl", "cufft",
-                                          "curand", "cusolver", "cusparse", "cutensor", "nccl", "sgemm", "dgemm"};
+    static const char* const needles[] = {"blas",   "lapack",   "cudnn",    "dnnl",     "mkldnn", "mkl_",  "libmkl", "cufft",
+                                          "curand", "cusolver", "cusparse", "cutensor", "nccl",   "sgemm", "dgemm"};
     std::set<std::string> seen;
     const uint8_t* p = b_.data();
     const size_t n = b_.size();
@@ -478,8 +496,7 @@ ArtifactInfo read_artifact(const std::string& so_path) {
   if (static_cast<uint64_t>(size) > kMaxFileSize) throw std::runtime_error(so_path + ": larger than 1 GiB");
   in.seekg(0, std::ios::beg);
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
-    throw std::runtime_error(so_path + ": read failed");
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size)) throw std::runtime_error(so_path + ": read failed");
   return read_artifact_bytes(bytes.data(), bytes.size(), so_path);
 }
 

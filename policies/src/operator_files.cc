@@ -1,5 +1,7 @@
 #include "kernelgate/operator_files.h"
 
+#include "kernelgate/unique_fd.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,23 +10,6 @@
 #include <cstring>
 
 namespace kg::policy {
-namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-}  // namespace
 
 const char* file_kind(unsigned mode) {
   if (S_ISDIR(mode)) return "a directory";
@@ -39,7 +24,7 @@ const char* file_kind(unsigned mode) {
 std::string read_operator_file(const std::string& path, uint64_t max_bytes, const std::string& what) {
   auto fail = [&](const std::string& why) { return std::runtime_error(path + ": cannot read " + what + ": " + why); };
   const std::string limit = std::to_string(max_bytes) + " bytes for a " + what;
-  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (fd.get() < 0) throw fail(std::strerror(errno));
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) throw fail(std::string("fstat: ") + std::strerror(errno));

@@ -21,8 +21,7 @@ namespace kg::policy {
 namespace {
 
 bool looks_like_path(const std::string& s) {
-  return s.find('/') != std::string::npos ||
-         (s.size() > 5 && s.compare(s.size() - 5, 5, ".toml") == 0);
+  return s.find('/') != std::string::npos || (s.size() > 5 && s.compare(s.size() - 5, 5, ".toml") == 0);
 }
 
 std::string dirname(const std::string& path) {
@@ -44,9 +43,7 @@ std::string canonical(const std::string& path) {
 std::string read_file(const std::string& path) {
   try {
     return read_operator_file(path, kMaxPolicyBytes, "policy file");
-  } catch (const PolicyError&) {
-    throw;
-  } catch (const std::runtime_error& e) {
+  } catch (const PolicyError&) { throw; } catch (const std::runtime_error& e) {
     throw PolicyError(e.what());
   }
 }
@@ -85,9 +82,7 @@ Policy load(const std::string& name_or_file, const std::string& relative_to, std
   const std::string what = name_or_file.empty() ? std::string(kDefaultProfile) : name_or_file;
   if (looks_like_path(what)) {
     // A relative path in a `base` key is relative to the file that names it.
-    path = (what[0] == '/' || relative_to.empty() || dirname(relative_to).empty())
-               ? what
-               : dirname(relative_to) + "/" + what;
+    path = (what[0] == '/' || relative_to.empty() || dirname(relative_to).empty()) ? what : dirname(relative_to) + "/" + what;
   } else {
     path = profile_dir() + "/" + what + ".toml";
     struct stat st {};

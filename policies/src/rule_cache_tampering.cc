@@ -1,4 +1,4 @@
-// cache_tampering (THREATS.md B13), static half: the artifact imports the CUDA calls that make
+// cache_tampering (docs/threats.md B13), static half: the artifact imports the CUDA calls that make
 // data survive the harness's L2 flush between timed calls.
 //
 // Why: the runner flushes L2 (and resets persisting lines) before every timed call so that no
@@ -27,11 +27,17 @@
 namespace kg::policy {
 
 std::string rule_cache_tampering(const ArtifactInfo& info) {
-  static const std::set<std::string> s = {
-      "cudaStreamSetAttribute",        "cuStreamSetAttribute",         "cudaStreamSetAttribute_ptsz",
-      "cuStreamSetAttribute_ptsz",     "cudaGraphKernelNodeSetAttribute", "cuGraphKernelNodeSetAttribute",
-      "cudaDeviceSetLimit",            "cuCtxSetLimit",                "cudaThreadSetLimit",
-      "cudaCtxResetPersistingL2Cache", "cuCtxResetPersistingL2Cache"};
+  static const std::set<std::string> s = {"cudaStreamSetAttribute",
+                                          "cuStreamSetAttribute",
+                                          "cudaStreamSetAttribute_ptsz",
+                                          "cuStreamSetAttribute_ptsz",
+                                          "cudaGraphKernelNodeSetAttribute",
+                                          "cuGraphKernelNodeSetAttribute",
+                                          "cudaDeviceSetLimit",
+                                          "cuCtxSetLimit",
+                                          "cudaThreadSetLimit",
+                                          "cudaCtxResetPersistingL2Cache",
+                                          "cuCtxResetPersistingL2Cache"};
   std::vector<std::string> hits;
   for (const auto& i : info.imports)
     if (s.count(i)) hits.push_back(i);

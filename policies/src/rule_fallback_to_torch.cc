@@ -1,4 +1,4 @@
-// fallback_to_torch (THREATS.md B1), static half: the artifact imports a PyTorch compute entry
+// fallback_to_torch (docs/threats.md B1), static half: the artifact imports a PyTorch compute entry
 // point, or the means to find one at run time.
 //
 // Why: a kernel that calls aten for the answer is judged as PyTorch, not as itself: its
@@ -23,6 +23,7 @@
 // current stream/device getters. Fills and copies produce no op's answer by themselves; a kernel
 // that returns one is caught by trivial_output. An allowed entry becomes compute when it IS the
 // op being judged (clone judged as clone.default, zeros_like as zeros_like.default, ...).
+#include "kernelgate/names.h"
 #include "kernelgate/rules.h"
 #include "rule_util.h"
 
@@ -41,36 +42,93 @@ using rules::qualified_name;
 const std::map<std::string, std::set<std::string>>& allowed_ops() {
   static const std::map<std::string, std::set<std::string>> m = {
       // allocation and fills
-      {"empty_memory_format", {"empty"}}, {"empty_names", {"empty"}}, {"empty_strided", {"empty_strided"}},
-      {"empty_like", {"empty_like"}}, {"new_empty", {"new_empty"}}, {"new_empty_strided", {"new_empty_strided"}},
-      {"zeros", {"zeros"}}, {"zeros_like", {"zeros_like"}}, {"ones", {"ones"}}, {"ones_like", {"ones_like"}},
-      {"full", {"full"}}, {"full_like", {"full_like"}}, {"new_zeros", {"new_zeros"}}, {"new_ones", {"new_ones"}},
-      {"new_full", {"new_full"}}, {"fill__Scalar", {"fill_", "fill"}}, {"fill__Tensor", {"fill_", "fill"}},
-      {"zero_", {"zero_", "zeros", "zeros_like"}}, {"resize_", {"resize_"}}, {"resize_as_", {"resize_as_"}},
+      {"empty_memory_format", {"empty"}},
+      {"empty_names", {"empty"}},
+      {"empty_strided", {"empty_strided"}},
+      {"empty_like", {"empty_like"}},
+      {"new_empty", {"new_empty"}},
+      {"new_empty_strided", {"new_empty_strided"}},
+      {"zeros", {"zeros"}},
+      {"zeros_like", {"zeros_like"}},
+      {"ones", {"ones"}},
+      {"ones_like", {"ones_like"}},
+      {"full", {"full"}},
+      {"full_like", {"full_like"}},
+      {"new_zeros", {"new_zeros"}},
+      {"new_ones", {"new_ones"}},
+      {"new_full", {"new_full"}},
+      {"fill__Scalar", {"fill_", "fill"}},
+      {"fill__Tensor", {"fill_", "fill"}},
+      {"zero_", {"zero_", "zeros", "zeros_like"}},
+      {"resize_", {"resize_"}},
+      {"resize_as_", {"resize_as_"}},
       // views and layout
-      {"view", {"view", "_unsafe_view"}}, {"view_dtype", {"view"}}, {"reshape", {"reshape", "view"}},
-      {"_reshape_alias", {"_reshape_alias", "view"}}, {"as_strided", {"as_strided"}}, {"as_strided_", {"as_strided_"}},
-      {"expand", {"expand"}}, {"expand_as", {"expand_as", "expand"}}, {"transpose_int", {"transpose"}},
-      {"t", {"t", "transpose"}}, {"permute", {"permute"}}, {"select_int", {"select"}}, {"slice_Tensor", {"slice"}},
-      {"narrow", {"narrow", "slice"}}, {"unsqueeze", {"unsqueeze"}}, {"squeeze", {"squeeze"}},
-      {"squeeze_dim", {"squeeze"}}, {"squeeze_dims", {"squeeze"}}, {"flatten_using_ints", {"flatten", "view"}},
-      {"unflatten_int", {"unflatten", "view"}}, {"alias", {"alias"}}, {"detach", {"detach", "alias"}},
-      {"view_as", {"view_as", "view"}}, {"reshape_as", {"reshape_as", "view"}}, {"unbind_int", {"unbind"}},
-      {"split_Tensor", {"split"}}, {"chunk", {"chunk"}}, {"contiguous", {"contiguous", "clone"}},
-      {"movedim_int", {"movedim"}}, {"movedim_intlist", {"movedim"}}, {"moveaxis_int", {"moveaxis", "movedim"}},
-      {"moveaxis_intlist", {"moveaxis", "movedim"}}, {"swapaxes", {"swapaxes", "transpose"}},
-      {"swapdims", {"swapdims", "transpose"}}, {"unfold", {"unfold"}}, {"diagonal", {"diagonal"}},
-      {"view_as_real", {"view_as_real"}}, {"view_as_complex", {"view_as_complex"}}, {"mT", {"mT"}},
-      {"adjoint", {"adjoint"}}, {"numpy_T", {"numpy_T"}}, {"matrix_H", {"matrix_H"}}, {"mH", {"mH"}},
+      {"view", {"view", "_unsafe_view"}},
+      {"view_dtype", {"view"}},
+      {"reshape", {"reshape", "view"}},
+      {"_reshape_alias", {"_reshape_alias", "view"}},
+      {"as_strided", {"as_strided"}},
+      {"as_strided_", {"as_strided_"}},
+      {"expand", {"expand"}},
+      {"expand_as", {"expand_as", "expand"}},
+      {"transpose_int", {"transpose"}},
+      {"t", {"t", "transpose"}},
+      {"permute", {"permute"}},
+      {"select_int", {"select"}},
+      {"slice_Tensor", {"slice"}},
+      {"narrow", {"narrow", "slice"}},
+      {"unsqueeze", {"unsqueeze"}},
+      {"squeeze", {"squeeze"}},
+      {"squeeze_dim", {"squeeze"}},
+      {"squeeze_dims", {"squeeze"}},
+      {"flatten_using_ints", {"flatten", "view"}},
+      {"unflatten_int", {"unflatten", "view"}},
+      {"alias", {"alias"}},
+      {"detach", {"detach", "alias"}},
+      {"view_as", {"view_as", "view"}},
+      {"reshape_as", {"reshape_as", "view"}},
+      {"unbind_int", {"unbind"}},
+      {"split_Tensor", {"split"}},
+      {"chunk", {"chunk"}},
+      {"contiguous", {"contiguous", "clone"}},
+      {"movedim_int", {"movedim"}},
+      {"movedim_intlist", {"movedim"}},
+      {"moveaxis_int", {"moveaxis", "movedim"}},
+      {"moveaxis_intlist", {"moveaxis", "movedim"}},
+      {"swapaxes", {"swapaxes", "transpose"}},
+      {"swapdims", {"swapdims", "transpose"}},
+      {"unfold", {"unfold"}},
+      {"diagonal", {"diagonal"}},
+      {"view_as_real", {"view_as_real"}},
+      {"view_as_complex", {"view_as_complex"}},
+      {"mT", {"mT"}},
+      {"adjoint", {"adjoint"}},
+      {"numpy_T", {"numpy_T"}},
+      {"matrix_H", {"matrix_H"}},
+      {"mH", {"mH"}},
       // dtype/device conversion and copies
-      {"to_dtype", {"to", "_to_copy"}}, {"to_dtype_layout", {"to", "_to_copy"}}, {"to_device", {"to", "_to_copy"}},
-      {"to_other", {"to", "_to_copy"}}, {"_to_copy", {"to", "_to_copy"}}, {"clone", {"clone"}},
+      {"to_dtype", {"to", "_to_copy"}},
+      {"to_dtype_layout", {"to", "_to_copy"}},
+      {"to_device", {"to", "_to_copy"}},
+      {"to_other", {"to", "_to_copy"}},
+      {"_to_copy", {"to", "_to_copy"}},
+      {"clone", {"clone"}},
       {"copy_", {"copy_", "copy", "clone", "_to_copy"}},
       // one element, metadata
-      {"item", {"item"}}, {"_local_scalar_dense", {"_local_scalar_dense", "item"}},
-      {"sym_size_int", {}}, {"sym_stride_int", {}}, {"sym_numel", {}}, {"sym_storage_offset", {}},
-      {"size_int", {}}, {"stride_int", {}}, {"is_same_size", {}}, {"result_type_Tensor", {}},
-      {"result_type_Scalar", {}}, {"can_cast", {}}, {"promote_types", {}}, {"_has_compatible_shallow_copy_type", {}},
+      {"item", {"item"}},
+      {"_local_scalar_dense", {"_local_scalar_dense", "item"}},
+      {"sym_size_int", {}},
+      {"sym_stride_int", {}},
+      {"sym_numel", {}},
+      {"sym_storage_offset", {}},
+      {"size_int", {}},
+      {"stride_int", {}},
+      {"is_same_size", {}},
+      {"result_type_Tensor", {}},
+      {"result_type_Scalar", {}},
+      {"can_cast", {}},
+      {"promote_types", {}},
+      {"_has_compatible_shallow_copy_type", {}},
   };
   return m;
 }
@@ -80,27 +138,94 @@ const std::map<std::string, std::set<std::string>>& allowed_ops() {
 // index, index_put_, normal_, ...), including in newer libtorch versions.
 const std::map<std::string, std::set<std::string>>& allowed_methods() {
   static const std::map<std::string, std::set<std::string>> m = {
-      {"Tensor", {}}, {"TensorBase", {}}, {"~Tensor", {}}, {"~TensorBase", {}}, {"operator=", {}},
-      {"data_ptr", {}}, {"const_data_ptr", {}}, {"mutable_data_ptr", {}}, {"data", {}}, {"item", {"item"}},
-      {"to", {"to", "_to_copy"}}, {"view", {"view"}}, {"reshape", {"reshape", "view"}},
-      {"as_strided", {"as_strided"}}, {"as_strided_symint", {"as_strided"}}, {"slice", {"slice"}},
-      {"slice_symint", {"slice"}}, {"expect_contiguous", {"contiguous"}}, {"__dispatch_contiguous", {"contiguous", "clone"}},
-      {"contiguous", {"contiguous", "clone"}}, {"new_empty", {"new_empty"}}, {"new_empty_symint", {"new_empty"}},
-      {"new_zeros", {"new_zeros"}}, {"new_zeros_symint", {"new_zeros"}}, {"new_ones", {"new_ones"}},
-      {"new_full", {"new_full"}}, {"fill_", {"fill_", "fill"}}, {"zero_", {"zero_", "zeros", "zeros_like"}},
-      {"_base", {}}, {"_version", {}}, {"enforce_invariants", {}}, {"grad_fn", {}}, {"is_leaf", {}},
-      {"is_view", {}}, {"name", {}}, {"output_nr", {}}, {"print", {}}, {"quantizer", {}},
-      {"requires_grad_", {}}, {"retain_grad", {}}, {"retains_grad", {}}, {"tensor_data", {}},
-      {"variable_data", {}}, {"toString", {}}, {"sizes", {}}, {"strides", {}}, {"size", {}}, {"stride", {}},
-      {"numel", {}}, {"dim", {}}, {"options", {}}, {"scalar_type", {}}, {"dtype", {}}, {"device", {}},
-      {"layout", {}}, {"is_contiguous", {}}, {"storage_offset", {}}, {"sym_sizes", {}}, {"sym_strides", {}},
-      {"sym_numel", {}}, {"sym_size", {}}, {"sym_stride", {}}, {"sym_storage_offset", {}}, {"defined", {}},
-      {"reset", {}}, {"storage", {}}, {"nbytes", {}}, {"itemsize", {}}, {"element_size", {}},
-      {"has_storage", {}}, {"is_non_overlapping_and_dense", {}}, {"suggest_memory_format", {}},
-      {"accessor", {}}, {"packed_accessor32", {}}, {"packed_accessor64", {}}, {"generic_packed_accessor", {}},
-      {"unsafeGetTensorImpl", {}}, {"getIntrusivePtr", {}}, {"unsafeReleaseTensorImpl", {}},
-      {"_fw_grad", {}}, {"_set_fw_grad", {}}, {"is_same", {}}, {"use_count", {}}, {"weak_use_count", {}},
-      {"get_device", {}}, {"is_cpu", {}}, {"is_cuda", {}}, {"template_type", {}},
+      {"Tensor", {}},
+      {"TensorBase", {}},
+      {"~Tensor", {}},
+      {"~TensorBase", {}},
+      {"operator=", {}},
+      {"data_ptr", {}},
+      {"const_data_ptr", {}},
+      {"mutable_data_ptr", {}},
+      {"data", {}},
+      {"item", {"item"}},
+      {"to", {"to", "_to_copy"}},
+      {"view", {"view"}},
+      {"reshape", {"reshape", "view"}},
+      {"as_strided", {"as_strided"}},
+      {"as_strided_symint", {"as_strided"}},
+      {"slice", {"slice"}},
+      {"slice_symint", {"slice"}},
+      {"expect_contiguous", {"contiguous"}},
+      {"__dispatch_contiguous", {"contiguous", "clone"}},
+      {"contiguous", {"contiguous", "clone"}},
+      {"new_empty", {"new_empty"}},
+      {"new_empty_symint", {"new_empty"}},
+      {"new_zeros", {"new_zeros"}},
+      {"new_zeros_symint", {"new_zeros"}},
+      {"new_ones", {"new_ones"}},
+      {"new_full", {"new_full"}},
+      {"fill_", {"fill_", "fill"}},
+      {"zero_", {"zero_", "zeros", "zeros_like"}},
+      {"_base", {}},
+      {"_version", {}},
+      {"enforce_invariants", {}},
+      {"grad_fn", {}},
+      {"is_leaf", {}},
+      {"is_view", {}},
+      {"name", {}},
+      {"output_nr", {}},
+      {"print", {}},
+      {"quantizer", {}},
+      {"requires_grad_", {}},
+      {"retain_grad", {}},
+      {"retains_grad", {}},
+      {"tensor_data", {}},
+      {"variable_data", {}},
+      {"toString", {}},
+      {"sizes", {}},
+      {"strides", {}},
+      {"size", {}},
+      {"stride", {}},
+      {"numel", {}},
+      {"dim", {}},
+      {"options", {}},
+      {"scalar_type", {}},
+      {"dtype", {}},
+      {"device", {}},
+      {"layout", {}},
+      {"is_contiguous", {}},
+      {"storage_offset", {}},
+      {"sym_sizes", {}},
+      {"sym_strides", {}},
+      {"sym_numel", {}},
+      {"sym_size", {}},
+      {"sym_stride", {}},
+      {"sym_storage_offset", {}},
+      {"defined", {}},
+      {"reset", {}},
+      {"storage", {}},
+      {"nbytes", {}},
+      {"itemsize", {}},
+      {"element_size", {}},
+      {"has_storage", {}},
+      {"is_non_overlapping_and_dense", {}},
+      {"suggest_memory_format", {}},
+      {"accessor", {}},
+      {"packed_accessor32", {}},
+      {"packed_accessor64", {}},
+      {"generic_packed_accessor", {}},
+      {"unsafeGetTensorImpl", {}},
+      {"getIntrusivePtr", {}},
+      {"unsafeReleaseTensorImpl", {}},
+      {"_fw_grad", {}},
+      {"_set_fw_grad", {}},
+      {"is_same", {}},
+      {"use_count", {}},
+      {"weak_use_count", {}},
+      {"get_device", {}},
+      {"is_cpu", {}},
+      {"is_cuda", {}},
+      {"template_type", {}},
   };
   return m;
 }
@@ -108,12 +233,36 @@ const std::map<std::string, std::set<std::string>>& allowed_methods() {
 // at::cuda:: and c10::cuda:: entries that only name the current device/stream or allocate.
 const std::set<std::string>& allowed_cuda() {
   static const std::set<std::string> s = {
-      "getCurrentCUDAStream", "getDefaultCUDAStream", "getStreamFromPool", "setCurrentCUDAStream",
-      "getCurrentDeviceProperties", "getDeviceProperties", "device_count", "current_device", "set_device",
-      "warp_size", "getCUDADeviceAllocator", "CUDAStream", "CUDACachingAllocator", "CUDAGuard", "OptionalCUDAGuard",
-      "CUDAStreamGuard", "impl", "detail", "c10_cuda_check_implementation", "stream_synchronize",
-      "device_synchronize", "ExchangeDevice", "MaybeSetDevice", "GetDevice", "SetDevice", "GetDeviceCount",
-      "getNumGPUs", "is_available", "CUDAEvent", "memcpy_and_sync",
+      "getCurrentCUDAStream",
+      "getDefaultCUDAStream",
+      "getStreamFromPool",
+      "setCurrentCUDAStream",
+      "getCurrentDeviceProperties",
+      "getDeviceProperties",
+      "device_count",
+      "current_device",
+      "set_device",
+      "warp_size",
+      "getCUDADeviceAllocator",
+      "CUDAStream",
+      "CUDACachingAllocator",
+      "CUDAGuard",
+      "OptionalCUDAGuard",
+      "CUDAStreamGuard",
+      "impl",
+      "detail",
+      "c10_cuda_check_implementation",
+      "stream_synchronize",
+      "device_synchronize",
+      "ExchangeDevice",
+      "MaybeSetDevice",
+      "GetDevice",
+      "SetDevice",
+      "GetDeviceCount",
+      "getNumGPUs",
+      "is_available",
+      "CUDAEvent",
+      "memcpy_and_sync",
   };
   return s;
 }
@@ -136,9 +285,9 @@ bool kernel_namespace(const std::string& ns) {
 
 // Loader functions that find any entry point by name, or walk the loaded objects to do so.
 const std::set<std::string>& lookup_functions() {
-  static const std::set<std::string> s = {"dlsym", "dlvsym", "dlopen", "dlmopen", "__libc_dlsym", "__libc_dlopen_mode",
-                                          "_dl_sym", "_dl_vsym", "dl_iterate_phdr", "_dl_find_object", "_r_debug",
-                                          "dlinfo", "dladdr", "dladdr1"};
+  static const std::set<std::string> s = {"dlsym",   "dlvsym",   "dlopen",          "dlmopen",         "__libc_dlsym", "__libc_dlopen_mode",
+                                          "_dl_sym", "_dl_vsym", "dl_iterate_phdr", "_dl_find_object", "_r_debug",     "dlinfo",
+                                          "dladdr",  "dladdr1"};
   return s;
 }
 
@@ -174,8 +323,7 @@ std::string classify(const std::string& raw, const std::string& base) {
   }
   if (top == "c10") {
     const std::string ns = bare(c[1]);
-    if (ns == "Dispatcher" || ns == "OperatorHandle" || ns == "KernelFunction" || ns == "BoxedKernel" ||
-        ns == "TypedOperatorHandle")
+    if (ns == "Dispatcher" || ns == "OperatorHandle" || ns == "KernelFunction" || ns == "BoxedKernel" || ns == "TypedOperatorHandle")
       return "the dispatcher (calls any operator by name)";
     if (ns == "impl" && c.size() >= 3 && bare(c[2]) == "OperatorEntry") return "the dispatcher (calls any operator by name)";
     return "";
@@ -189,8 +337,8 @@ std::string classify(const std::string& raw, const std::string& base) {
     }
     if (ns == "autograd" && c.size() >= 3) {
       const std::string sub = bare(c[2]);
-      if (sub == "impl" || sub == "make_variable" || sub == "utils" || sub == "AutoGradMode" || sub == "GradMode" ||
-          sub == "Variable" || sub == "VariableHooks" || sub == "SavedVariable")
+      if (sub == "impl" || sub == "make_variable" || sub == "utils" || sub == "AutoGradMode" || sub == "GradMode" || sub == "Variable" ||
+          sub == "VariableHooks" || sub == "SavedVariable")
         return "";
       return "autograd's engine or generated functions (run operators)";
     }
@@ -201,10 +349,16 @@ std::string classify(const std::string& raw, const std::string& base) {
   return "";
 }
 
+// The judged op's name as the _ops structs spell it ("add_" for add_.Tensor); "" for no op.
+std::string ops_struct_name(const std::string& op) {
+  const auto name = names::OpName::try_parse(op);
+  return name ? name->name() : "";
+}
+
 }  // namespace
 
 std::string rule_fallback_to_torch(const ArtifactInfo& info, const std::string& op) {
-  const std::string base = rules::op_base(op);
+  const std::string base = ops_struct_name(op);
   std::map<std::string, std::vector<std::string>> by_reason;
   for (const auto& raw : info.imports) {
     std::string why = classify(raw, base);
@@ -221,10 +375,11 @@ std::string rule_fallback_to_torch(const ArtifactInfo& info, const std::string& 
 }
 
 bool dispatched_operator_allowed(const std::string& name, const std::string& op) {
-  const std::string prefix = "aten::";
-  if (name.rfind(prefix, 0) != 0) return true;
-  const std::string called = name.substr(prefix.size());
-  const std::string base = rules::op_base(op);
+  const auto unqualified = names::in_dispatcher_namespace(name);
+  if (!unqualified) return true;
+  // Compared as written: the runner's names are only checked to be printable.
+  const std::string called(*unqualified);
+  const std::string base = ops_struct_name(op);
   if (called == base) return false;
   // The list is keyed by at::_ops struct names: the operator's name, or its name, '_' and the
   // overload ("fill__Scalar", "size_int").

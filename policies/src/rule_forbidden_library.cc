@@ -1,4 +1,4 @@
-// forbidden_library (THREATS.md B2): the artifact links, imports from or names a precompiled
+// forbidden_library (docs/threats.md B2): the artifact links, imports from or names a precompiled
 // vendor library the policy does not allow (policy.allowed_libraries, names from
 // known_libraries()).
 //
@@ -42,8 +42,8 @@ std::string library_of_file(const std::string& file) {
   if (starts("libdnnl") || starts("libmkldnn")) return "onednn";
   if (starts("libmkl")) return "mkl";
   if (starts("libopenblas")) return "openblas";
-  if (starts("libblas") || starts("libcblas") || starts("libatlas") || starts("libsatlas") || starts("libtatlas") ||
-      starts("libblis") || starts("libf77blas") || starts("libgoto"))
+  if (starts("libblas") || starts("libcblas") || starts("libatlas") || starts("libsatlas") || starts("libtatlas") || starts("libblis") ||
+      starts("libf77blas") || starts("libgoto"))
     return "blas";
   if (starts("liblapack") || starts("libflame") || starts("libscalapack")) return "lapack";
   if (starts("libcufft")) return "cufft";
@@ -73,8 +73,10 @@ std::string library_of_symbol(const std::string& raw) {
   if (starts("cutensor")) return "cutensor";
   if (starts("nccl")) return "nccl";
   // Fortran BLAS/LAPACK: lower-case s/d/c/z routine names with a trailing underscore.
-  static const std::regex blas(R"(^[sdcz](gemm|gemv|gemm3m|symm|hemm|syrk|herk|syr2k|her2k|trmm|trsm|axpy|dot|dotu|dotc|scal|copy|swap|nrm2|asum|rot|rotg|ger|geru|gerc|symv|hemv|trmv|trsv|sbmv|spmv|gbmv|tbmv)_$|^i[sdcz]amax_$|^sdsdot_$|^dsdot_$)");
-  static const std::regex lapack(R"(^[sdcz](getrf|getrs|getri|gesv|gesvd|gesdd|geqrf|gelqf|orgqr|ungqr|ormqr|potrf|potrs|potri|posv|syev|syevd|heev|heevd|geev|gels|gelsd|trtrs|trtri|sytrf|hetrf|laswp|lacpy|lange)_$)");
+  static const std::regex blas(
+      R"(^[sdcz](gemm|gemv|gemm3m|symm|hemm|syrk|herk|syr2k|her2k|trmm|trsm|axpy|dot|dotu|dotc|scal|copy|swap|nrm2|asum|rot|rotg|ger|geru|gerc|symv|hemv|trmv|trsv|sbmv|spmv|gbmv|tbmv)_$|^i[sdcz]amax_$|^sdsdot_$|^dsdot_$)");
+  static const std::regex lapack(
+      R"(^[sdcz](getrf|getrs|getri|gesv|gesvd|gesdd|geqrf|gelqf|orgqr|ungqr|ormqr|potrf|potrs|potri|posv|syev|syevd|heev|heevd|geev|gels|gelsd|trtrs|trtri|sytrf|hetrf|laswp|lacpy|lange)_$)");
   if (std::regex_match(raw, blas)) return "blas";
   if (std::regex_match(raw, lapack)) return "lapack";
   return "";
@@ -131,9 +133,7 @@ std::string rule_forbidden_library(const ArtifactInfo& info, const Policy& polic
     }
   if (hits.empty()) return "";
   std::string o;
-  for (const auto& [how, items] : hits) {
-    o += (o.empty() ? "" : "; ") + how + ": " + rules::list_symbols(items, 4);
-  }
+  for (const auto& [how, items] : hits) { o += (o.empty() ? "" : "; ") + how + ": " + rules::list_symbols(items, 4); }
   o += " (allowed by the policy: ";
   for (size_t i = 0; i < policy.allowed_libraries.size(); ++i) o += (i ? ", " : "") + policy.allowed_libraries[i];
   if (policy.allowed_libraries.empty()) o += "none";

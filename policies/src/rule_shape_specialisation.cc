@@ -1,4 +1,4 @@
-// shape_specialisation (THREATS.md B14), static half: the artifact reads the environment or
+// shape_specialisation (docs/threats.md B14), static half: the artifact reads the environment or
 // the process's command line, the inputs a kernel needs to tell "being judged" from "being
 // used".
 //
@@ -17,10 +17,24 @@
 namespace kg::policy {
 
 std::string rule_shape_specialisation(const ArtifactInfo& info) {
-  static const std::set<std::string> s = {
-      "getenv", "secure_getenv", "__secure_getenv", "environ", "__environ", "_environ", "program_invocation_name",
-      "program_invocation_short_name", "__progname", "__progname_full", "__libc_argv", "__libc_argc",
-      "gethostname", "uname", "getlogin", "getlogin_r", "getppid", "getauxval"};
+  static const std::set<std::string> s = {"getenv",
+                                          "secure_getenv",
+                                          "__secure_getenv",
+                                          "environ",
+                                          "__environ",
+                                          "_environ",
+                                          "program_invocation_name",
+                                          "program_invocation_short_name",
+                                          "__progname",
+                                          "__progname_full",
+                                          "__libc_argv",
+                                          "__libc_argc",
+                                          "gethostname",
+                                          "uname",
+                                          "getlogin",
+                                          "getlogin_r",
+                                          "getppid",
+                                          "getauxval"};
   std::vector<std::string> hits;
   for (const auto& i : info.imports)
     if (s.count(i)) hits.push_back(i);

@@ -1,4 +1,4 @@
-// timer_tampering (THREATS.md B12), static half: the artifact defines (interposes) or reads the
+// timer_tampering (docs/threats.md B12), static half: the artifact defines (interposes) or reads the
 // clocks and synchronisation calls the timing loop relies on, can rewrite code, or is mapped
 // so that its own code is writable.
 //
@@ -34,11 +34,30 @@ namespace {
 
 // C names the artifact must never define.
 bool interposable(const std::string& raw) {
-  static const std::set<std::string> s = {
-      "clock_gettime", "__clock_gettime", "__clock_gettime64", "gettimeofday", "__gettimeofday", "time", "clock",
-      "times", "timespec_get", "ftime", "clock_getres", "__vdso_clock_gettime", "__vdso_gettimeofday", "__vdso_time",
-      "getrusage", "syscall", "dlsym", "dlvsym", "dlopen", "mprotect", "pthread_create", "nanosleep", "clock_nanosleep",
-      "sched_yield"};
+  static const std::set<std::string> s = {"clock_gettime",
+                                          "__clock_gettime",
+                                          "__clock_gettime64",
+                                          "gettimeofday",
+                                          "__gettimeofday",
+                                          "time",
+                                          "clock",
+                                          "times",
+                                          "timespec_get",
+                                          "ftime",
+                                          "clock_getres",
+                                          "__vdso_clock_gettime",
+                                          "__vdso_gettimeofday",
+                                          "__vdso_time",
+                                          "getrusage",
+                                          "syscall",
+                                          "dlsym",
+                                          "dlvsym",
+                                          "dlopen",
+                                          "mprotect",
+                                          "pthread_create",
+                                          "nanosleep",
+                                          "clock_nanosleep",
+                                          "sched_yield"};
   if (s.count(raw)) return true;
   // CUDA runtime (cudaEventRecord, cudaStreamSynchronize, ...) and driver (cuEventElapsedTime,
   // cuLaunchKernel, ...) API names, and NVTX/CUPTI: only NVIDIA's libraries define them.
@@ -60,15 +79,14 @@ bool clock_method(const std::string& raw) {
 }
 
 bool clock_read(const std::string& raw) {
-  static const std::set<std::string> s = {"clock_gettime", "__clock_gettime", "__clock_gettime64", "gettimeofday",
-                                          "time",          "clock",           "times",             "timespec_get",
-                                          "ftime",         "getrusage"};
+  static const std::set<std::string> s = {"clock_gettime", "__clock_gettime", "__clock_gettime64", "gettimeofday", "time",
+                                          "clock",         "times",           "timespec_get",      "ftime",        "getrusage"};
   return s.count(raw) || clock_method(raw);
 }
 
 bool patching_tool(const std::string& raw) {
-  static const std::set<std::string> s = {"mprotect", "pkey_mprotect", "pkey_alloc", "pkey_set", "dl_iterate_phdr",
-                                          "_dl_find_object", "_r_debug", "syscall", "process_vm_writev"};
+  static const std::set<std::string> s = {"mprotect",        "pkey_mprotect", "pkey_alloc", "pkey_set",         "dl_iterate_phdr",
+                                          "_dl_find_object", "_r_debug",      "syscall",    "process_vm_writev"};
   return s.count(raw) > 0;
 }
 

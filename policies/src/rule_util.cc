@@ -23,9 +23,8 @@ namespace rules {
 std::string qualified_name(const std::string& demangled) {
   std::string s = demangled;
   for (const char* prefix : {"vtable for ", "typeinfo for ", "typeinfo name for ", "VTT for ", "guard variable for ",
-                             "construction vtable for ", "TLS init function for ", "TLS wrapper function for ",
-                             "non-virtual thunk to ", "virtual thunk to ", "covariant return thunk to ",
-                             "reference temporary #0 for "})
+                             "construction vtable for ", "TLS init function for ", "TLS wrapper function for ", "non-virtual thunk to ",
+                             "virtual thunk to ", "covariant return thunk to ", "reference temporary #0 for "})
     if (s.rfind(prefix, 0) == 0) return qualified_name(s.substr(std::string(prefix).size()));
   const std::string anon = "(anonymous namespace)";
   for (size_t at; (at = s.find(anon)) != std::string::npos;) s.replace(at, anon.size(), "{anonymous}");
@@ -89,14 +88,6 @@ std::string bare(const std::string& component) {
   // "operator<" and "operator<<" are names, not template arguments.
   if (lt == std::string::npos || component.rfind("operator", 0) == 0) return component;
   return component.substr(0, lt);
-}
-
-std::string op_base(const std::string& op) {
-  std::string k = op;
-  for (const char* prefix : {"aten::", "aten."})
-    if (k.rfind(prefix, 0) == 0) k = k.substr(std::string(prefix).size());
-  const size_t dot = k.find('.');
-  return dot == std::string::npos ? k : k.substr(0, dot);
 }
 
 std::string list_symbols(const std::vector<std::string>& raw, size_t cap) {

@@ -18,10 +18,6 @@ std::vector<std::string> components(const std::string& qualified);
 // Strips template arguments from one component: "data_ptr<float>" -> "data_ptr".
 std::string bare(const std::string& component);
 
-// The op overload's base name as the _ops structs spell it: "aten::add.Tensor" -> "add",
-// "relu.default" -> "relu", "add_.Tensor" -> "add_".
-std::string op_base(const std::string& op);
-
 // One evidence line naming up to `cap` symbols (demangled, with the raw name in brackets when
 // it differs), then "and N more".
 std::string list_symbols(const std::vector<std::string>& raw, size_t cap = 6);

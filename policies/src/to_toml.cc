@@ -1,15 +1,17 @@
-// Policy -> TOML text: the effective settings, in the schema parse.cc reads (docs/policies.md).
-// Written by hand rather than with toml++'s formatter so that the output keeps the schema's
-// order, carries a comment per section, and prints every number in its shortest form that
-// reads back to the same double (parse(to_toml()) == the original, bit for bit).
+// Policy -> TOML text: the effective settings, key by key as the schema table (policy_schema.h)
+// lists them, and the non-scalar keys' writers. Written by hand rather than with toml++'s
+// formatter so that the output keeps the schema's order, carries a comment per section, and
+// prints every number in its shortest form that reads back to the same double
+// (parse(to_toml()) == the original, bit for bit).
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
+#include <string>
 
 #include "kernelgate/policy.h"
+#include "policy_schema.h"
 
 namespace kg::policy {
 namespace {
@@ -22,8 +24,7 @@ std::string number(double v) {
   // notation with a bare exponent ("1e-5", not "1e-05" or "0.00001"), as a person writes them.
   const double mag = std::fabs(v);
   const bool sci = v != 0 && (mag < 1e-2 || mag >= 1e7);
-  auto r = sci ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific)
-               : std::to_chars(buf, buf + sizeof buf, v);
+  auto r = sci ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific) : std::to_chars(buf, buf + sizeof buf, v);
   std::string s(buf, r.ptr);
   if (size_t e = s.find('e'); e != std::string::npos) {
     std::string mant = s.substr(0, e), exp = s.substr(e + 1);
@@ -67,70 +68,98 @@ std::string key(const std::string& k) {
 }
 
 std::string tolerance(const Tolerance& t) {
-  return "{ atol = " + number(t.atol) + ", rtol = " + number(t.rtol) + " }";
+  const auto& fields = schema::tolerance_fields();
+  std::string s = "{ ";
+  for (size_t i = 0; i < fields.size(); ++i) s += (i ? ", " : "") + std::string(fields[i].key) + " = " + number(t.*fields[i].member);
+  return s + " }";
+}
+
+bool is_float_dtype(const std::string& d) { return std::find(float_dtypes().begin(), float_dtypes().end(), d) != float_dtypes().end(); }
+
+// Every float dtype first, in float_dtypes()'s order, then any other listed name.
+void write_per_dtype(const std::map<std::string, Tolerance>& per_dtype, std::string& out) {
+  for (const auto& d : float_dtypes())
+    if (auto t = per_dtype.find(d); t != per_dtype.end()) out += key(d) + " = " + tolerance(t->second) + "\n";
+  for (const auto& [d, t] : per_dtype)
+    if (!is_float_dtype(d)) out += key(d) + " = " + tolerance(t) + "\n";
+}
+
+}  // namespace
+
+namespace schema {
+
+// An unnamed Policy (built in code) leaves the key out: the reader names it after its source.
+void write_name(const Policy& p, std::string& out) {
+  if (!p.name.empty()) out += "name = " + quoted(p.name) + "\n";
+}
+
+// Every float dtype, listed or not, so the reader sees what each one is judged with.
+void write_tolerances(const Policy& p, std::string& out) {
+  out += "\n# |candidate - reference| <= atol + rtol * |reference|, per dtype\n[tolerance]\n";
+  std::map<std::string, Tolerance> dtypes = p.tolerances;
+  for (const auto& d : float_dtypes()) dtypes.emplace(d, p.tolerance_for("", d));
+  write_per_dtype(dtypes, out);
+}
+
+void write_op_tolerances(const Policy& p, std::string& out) {
+  if (!p.op_tolerances.empty()) out += "\n# per-op overrides: op overload -> dtype -> tolerance\n";
+  for (const auto& [op, per_dtype] : p.op_tolerances) {
+    out += "[op." + key(op) + "]\n";
+    write_per_dtype(per_dtype, out);
+  }
+}
+
+// Every rule the build knows, listed or not, then any other listed id.
+void write_rules(const Policy& p, std::string& out) {
+  out += "\n# rule id -> \"reject\" | \"flag\" | \"off\"\n[rules]\n";
+  for (const auto& r : known_rules()) out += key(r) + " = " + quoted(action_name(p.action_for(r))) + "\n";
+  for (const auto& [r, a] : p.rules)
+    if (std::find(known_rules().begin(), known_rules().end(), r) == known_rules().end())
+      out += key(r) + " = " + quoted(action_name(a)) + "\n";
+}
+
+void write_allowed_libraries(const Policy& p, std::string& out) {
+  out += "allowed = [";
+  for (size_t i = 0; i < p.allowed_libraries.size(); ++i) out += (i ? ", " : "") + quoted(p.allowed_libraries[i]);
+  out += "]\n";
+}
+
+}  // namespace schema
+
+namespace {
+
+using schema::Field;
+using schema::Type;
+
+void write_field(const Field& f, const Policy& p, std::string& out) {
+  std::string value;
+  switch (f.type) {
+    case Type::String: value = quoted(p.*std::get<std::string Policy::*>(f.member)); break;
+    case Type::Boolean: value = p.*std::get<bool Policy::*>(f.member) ? "true" : "false"; break;
+    case Type::Integer: value = std::to_string(p.*std::get<int Policy::*>(f.member)); break;
+    case Type::Number: value = number(p.*std::get<double Policy::*>(f.member)); break;
+    case Type::Custom:
+    case Type::Map: return f.write(p, out);
+    case Type::Start:  // the base is resolved: the output is the effective settings
+    case Type::Check: return;
+  }
+  out += key(f.key) + " = " + value + "\n";
+}
+
+// The fields [first, last) of one section (or the top level): a Map writes its own headers.
+void write_section(const Field* first, const Field* last, const Policy& p, std::string& out) {
+  if (*first->section && first->type != Type::Map) out += "\n[" + std::string(first->section) + "]\n";
+  for (const Field* f = first; f != last; ++f) write_field(*f, p, out);
 }
 
 }  // namespace
 
 std::string Policy::to_toml() const {
-  std::ostringstream o;
-  o << "# kernelgate policy " << quoted(name) << ": effective settings";
-  if (!source.empty()) o << ", read from " << source;
-  o << "\n# Schema and meaning of every key: docs/policies.md\n\n";
-  // An unnamed Policy (built in code) leaves the key out: the reader names it after its source.
-  if (!name.empty()) o << "name = " << quoted(name) << "\n";
-  o << "description = " << quoted(description) << "\n";
-
-  // Every float dtype, listed or not, so the reader sees what each one is judged with.
-  o << "\n# |candidate - reference| <= atol + rtol * |reference|, per dtype\n[tolerance]\n";
-  std::map<std::string, Tolerance> dtypes = tolerances;
-  for (const auto& d : float_dtypes()) dtypes.emplace(d, tolerance_for("", d));
-  for (const auto& d : float_dtypes()) o << key(d) << " = " << tolerance(dtypes[d]) << "\n";
-  for (const auto& [d, t] : dtypes) {
-    bool listed = false;
-    for (const auto& f : float_dtypes()) listed = listed || f == d;
-    if (!listed) o << key(d) << " = " << tolerance(t) << "\n";
-  }
-
-  if (!op_tolerances.empty()) o << "\n# per-op overrides: op overload -> dtype -> tolerance\n";
-  for (const auto& [op, per_dtype] : op_tolerances) {
-    o << "[op." << key(op) << "]\n";
-    for (const auto& d : float_dtypes())
-      if (auto t = per_dtype.find(d); t != per_dtype.end()) o << key(d) << " = " << tolerance(t->second) << "\n";
-    for (const auto& [d, t] : per_dtype)
-      if (std::find(float_dtypes().begin(), float_dtypes().end(), d) == float_dtypes().end())
-        o << key(d) << " = " << tolerance(t) << "\n";
-  }
-
-  o << "\n# rule id -> \"reject\" | \"flag\" | \"off\"\n[rules]\n";
-  for (const auto& r : known_rules()) o << key(r) << " = " << quoted(action_name(action_for(r))) << "\n";
-  for (const auto& [r, a] : rules) {
-    bool known = false;
-    for (const auto& k : known_rules()) known = known || k == r;
-    if (!known) o << key(r) << " = " << quoted(action_name(a)) << "\n";
-  }
-
-  o << "\n[libraries]\nallowed = [";
-  for (size_t i = 0; i < allowed_libraries.size(); ++i) o << (i ? ", " : "") << quoted(allowed_libraries[i]);
-  o << "]\n";
-
-  o << "\n[trials]\ncorrectness = " << correctness_trials << "\n";
-
-  o << "\n[timing]\n"
-    << "enabled = " << (timing ? "true" : "false") << "\n"
-    << "warmup = " << timing_warmup << "\n"
-    << "min_reps = " << timing_min_reps << "\n"
-    << "max_reps = " << timing_max_reps << "\n"
-    << "min_seconds = " << number(timing_min_seconds) << "\n"
-    << "rotation_mib = " << timing_rotation_mib << "\n";
-
-  o << "\n[limits]\n"
-    << "compile_time_s = " << number(compile_time_s) << "\n"
-    << "compile_memory_mb = " << number(compile_memory_mb) << "\n"
-    << "run_call_time_s = " << number(run_call_time_s) << "\n"
-    << "run_memory_mb = " << number(run_memory_mb) << "\n"
-    << "cache_artifact_mb = " << cache_artifact_mb << "\n";
-  return o.str();
+  std::string out = "# kernelgate policy " + quoted(name) + ": effective settings";
+  if (!source.empty()) out += ", read from " + source;
+  out += "\n# Schema and meaning of every key: docs/policies.md\n\n";
+  schema::for_each_section([&](const schema::Field* first, const schema::Field* last) { write_section(first, last, *this, out); });
+  return out;
 }
 
 }  // namespace kg::policy

@@ -32,7 +32,10 @@ Form branch(Imm imm) { return Form{true, false, imm, true}; }
 Form one_byte(uint8_t op, int modrm_reg) {
   if (op < 0x40) {
     switch (op & 7) {
-      case 0: case 1: case 2: case 3: return with_modrm();
+      case 0:
+      case 1:
+      case 2:
+      case 3: return with_modrm();
       case 4: return imm_only(Imm::B1);
       case 5: return imm_only(Imm::Z);
       default: return invalid();  // push/pop of segment registers, daa/das/aaa/aas: invalid in 64-bit mode
@@ -46,41 +49,89 @@ Form one_byte(uint8_t op, int modrm_reg) {
   if (op >= 0xb8 && op <= 0xbf) return imm_only(Imm::B8orZ);
   if (op >= 0xd8 && op <= 0xdf) return with_modrm();  // x87
   switch (op) {
-    case 0x60: case 0x61: return invalid();
+    case 0x60:
+    case 0x61: return invalid();
     case 0x63: return with_modrm();
     case 0x68: return imm_only(Imm::Z);
     case 0x69: return with_modrm(Imm::Z);
     case 0x6a: return imm_only(Imm::B1);
     case 0x6b: return with_modrm(Imm::B1);
-    case 0x6c: case 0x6d: case 0x6e: case 0x6f: return plain();
-    case 0x80: case 0x83: return with_modrm(Imm::B1);
+    case 0x6c:
+    case 0x6d:
+    case 0x6e:
+    case 0x6f: return plain();
+    case 0x80:
+    case 0x83: return with_modrm(Imm::B1);
     case 0x81: return with_modrm(Imm::Z);
     case 0x82: return invalid();
     case 0x8f: return with_modrm();  // pop r/m (XOP is handled before)
-    case 0xa0: case 0xa1: case 0xa2: case 0xa3: return imm_only(Imm::Moffs);
-    case 0xa4: case 0xa5: case 0xa6: case 0xa7: case 0xaa: case 0xab: case 0xac: case 0xad: case 0xae: case 0xaf: return plain();
+    case 0xa0:
+    case 0xa1:
+    case 0xa2:
+    case 0xa3: return imm_only(Imm::Moffs);
+    case 0xa4:
+    case 0xa5:
+    case 0xa6:
+    case 0xa7:
+    case 0xaa:
+    case 0xab:
+    case 0xac:
+    case 0xad:
+    case 0xae:
+    case 0xaf: return plain();
     case 0xa8: return imm_only(Imm::B1);
     case 0xa9: return imm_only(Imm::Z);
-    case 0xc0: case 0xc1: case 0xc6: return with_modrm(Imm::B1);  // c6 f8: xabort ib
-    case 0xc2: case 0xca: return imm_only(Imm::B2);
-    case 0xc3: case 0xc9: case 0xcb: case 0xcc: case 0xcf: return plain();
+    case 0xc0:
+    case 0xc1:
+    case 0xc6: return with_modrm(Imm::B1);  // c6 f8: xabort ib
+    case 0xc2:
+    case 0xca: return imm_only(Imm::B2);
+    case 0xc3:
+    case 0xc9:
+    case 0xcb:
+    case 0xcc:
+    case 0xcf: return plain();
     case 0xc7: return with_modrm(Imm::Z);  // c7 f8: xbegin rel32, the same length
     case 0xc8: return imm_only(Imm::B3);
     case 0xcd: return imm_only(Imm::B1);
     case 0xce: return invalid();
-    case 0xd0: case 0xd1: case 0xd2: case 0xd3: return with_modrm();
-    case 0xd4: case 0xd5: case 0xd6: return invalid();
+    case 0xd0:
+    case 0xd1:
+    case 0xd2:
+    case 0xd3: return with_modrm();
+    case 0xd4:
+    case 0xd5:
+    case 0xd6: return invalid();
     case 0xd7: return plain();
-    case 0xe0: case 0xe1: case 0xe2: case 0xe3: case 0xeb: return branch(Imm::B1);
-    case 0xe4: case 0xe5: case 0xe6: case 0xe7: return imm_only(Imm::B1);
-    case 0xe8: case 0xe9: return branch(Imm::Z);
+    case 0xe0:
+    case 0xe1:
+    case 0xe2:
+    case 0xe3:
+    case 0xeb: return branch(Imm::B1);
+    case 0xe4:
+    case 0xe5:
+    case 0xe6:
+    case 0xe7: return imm_only(Imm::B1);
+    case 0xe8:
+    case 0xe9: return branch(Imm::Z);
     case 0xea: return invalid();
-    case 0xec: case 0xed: case 0xee: case 0xef: return plain();
-    case 0xf1: case 0xf4: case 0xf5: return plain();
+    case 0xec:
+    case 0xed:
+    case 0xee:
+    case 0xef: return plain();
+    case 0xf1:
+    case 0xf4:
+    case 0xf5: return plain();
     case 0xf6: return with_modrm(modrm_reg < 2 ? Imm::B1 : Imm::None);
     case 0xf7: return with_modrm(modrm_reg < 2 ? Imm::Z : Imm::None);
-    case 0xf8: case 0xf9: case 0xfa: case 0xfb: case 0xfc: case 0xfd: return plain();
-    case 0xfe: case 0xff: return with_modrm();
+    case 0xf8:
+    case 0xf9:
+    case 0xfa:
+    case 0xfb:
+    case 0xfc:
+    case 0xfd: return plain();
+    case 0xfe:
+    case 0xff: return with_modrm();
     default: return invalid();
   }
 }
@@ -91,22 +142,92 @@ Form two_byte(uint8_t op) {
   if (op >= 0x80 && op <= 0x8f) return branch(Imm::Z);
   if (op >= 0xc8 && op <= 0xcf) return plain();  // bswap
   switch (op) {
-    case 0x00: case 0x01: case 0x02: case 0x03: case 0x0d: return with_modrm();
-    case 0x05: case 0x06: case 0x07: case 0x08: case 0x09: case 0x0b: case 0x0e: return plain();
+    case 0x00:
+    case 0x01:
+    case 0x02:
+    case 0x03:
+    case 0x0d: return with_modrm();
+    case 0x05:
+    case 0x06:
+    case 0x07:
+    case 0x08:
+    case 0x09:
+    case 0x0b:
+    case 0x0e: return plain();
     case 0x0f: return with_modrm(Imm::B1);  // 3DNow!: the immediate is the opcode suffix
-    case 0x20: case 0x21: case 0x22: case 0x23: return with_modrm();
-    case 0x28: case 0x29: case 0x2a: case 0x2b: case 0x2c: case 0x2d: case 0x2e: case 0x2f: return with_modrm();
-    case 0x30: case 0x31: case 0x32: case 0x33: case 0x34: case 0x35: case 0x37: return plain();
-    case 0x70: case 0x71: case 0x72: case 0x73: return with_modrm(Imm::B1);
-    case 0x74: case 0x75: case 0x76: case 0x78: case 0x79: case 0x7a: case 0x7b: case 0x7c: case 0x7d: case 0x7e: case 0x7f:
-      return with_modrm();
+    case 0x20:
+    case 0x21:
+    case 0x22:
+    case 0x23: return with_modrm();
+    case 0x28:
+    case 0x29:
+    case 0x2a:
+    case 0x2b:
+    case 0x2c:
+    case 0x2d:
+    case 0x2e:
+    case 0x2f: return with_modrm();
+    case 0x30:
+    case 0x31:
+    case 0x32:
+    case 0x33:
+    case 0x34:
+    case 0x35:
+    case 0x37: return plain();
+    case 0x70:
+    case 0x71:
+    case 0x72:
+    case 0x73: return with_modrm(Imm::B1);
+    case 0x74:
+    case 0x75:
+    case 0x76:
+    case 0x78:
+    case 0x79:
+    case 0x7a:
+    case 0x7b:
+    case 0x7c:
+    case 0x7d:
+    case 0x7e:
+    case 0x7f: return with_modrm();
     case 0x77: return plain();
-    case 0xa0: case 0xa1: case 0xa2: case 0xa8: case 0xa9: case 0xaa: return plain();
-    case 0xa3: case 0xa5: case 0xab: case 0xad: case 0xae: case 0xaf: return with_modrm();
-    case 0xa4: case 0xac: case 0xba: case 0xc2: case 0xc4: case 0xc5: case 0xc6: return with_modrm(Imm::B1);
-    case 0xb0: case 0xb1: case 0xb2: case 0xb3: case 0xb4: case 0xb5: case 0xb6: case 0xb7: case 0xb8: case 0xb9: case 0xbb:
-    case 0xbc: case 0xbd: case 0xbe: case 0xbf: case 0xc0: case 0xc1: case 0xc3: case 0xc7:
-      return with_modrm();
+    case 0xa0:
+    case 0xa1:
+    case 0xa2:
+    case 0xa8:
+    case 0xa9:
+    case 0xaa: return plain();
+    case 0xa3:
+    case 0xa5:
+    case 0xab:
+    case 0xad:
+    case 0xae:
+    case 0xaf: return with_modrm();
+    case 0xa4:
+    case 0xac:
+    case 0xba:
+    case 0xc2:
+    case 0xc4:
+    case 0xc5:
+    case 0xc6: return with_modrm(Imm::B1);
+    case 0xb0:
+    case 0xb1:
+    case 0xb2:
+    case 0xb3:
+    case 0xb4:
+    case 0xb5:
+    case 0xb6:
+    case 0xb7:
+    case 0xb8:
+    case 0xb9:
+    case 0xbb:
+    case 0xbc:
+    case 0xbd:
+    case 0xbe:
+    case 0xbf:
+    case 0xc0:
+    case 0xc1:
+    case 0xc3:
+    case 0xc7: return with_modrm();
     default: return invalid();
   }
 }
@@ -145,25 +266,54 @@ const char* counter_name(Insn::Counter c) {
   return "";
 }
 
-std::optional<Insn> decode(const uint8_t* p, size_t n) {
-  if (n > kMaxLength + 1) n = kMaxLength + 1;  // enough to tell "too long" from "fits"
-  size_t i = 0;
+namespace {
+
+// The legacy and REX prefixes in front of the opcode.
+struct Prefixes {
+  size_t length = 0;
   bool opsize = false, addrsize = false;
   uint8_t rex = 0;
-  for (;; ++i) {
+};
+
+std::optional<Prefixes> read_prefixes(const uint8_t* p, size_t n) {
+  Prefixes pre;
+  for (size_t& i = pre.length;; ++i) {
     if (i >= n) return std::nullopt;
     const uint8_t b = p[i];
-    if (b == 0x66) opsize = true;
-    else if (b == 0x67) addrsize = true;
+    if (b == 0x66) pre.opsize = true;
+    else if (b == 0x67) pre.addrsize = true;
     else if (b == 0xf0 || b == 0xf2 || b == 0xf3 || b == 0x2e || b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 || b == 0x65) {
     } else if (b >= 0x40 && b <= 0x4f) {
-      rex = b;
+      pre.rex = b;
       continue;
     } else {
-      break;
+      return pre;
     }
-    rex = 0;  // a REX that a legacy prefix follows is ignored
+    pre.rex = 0;  // a REX that a legacy prefix follows is ignored
   }
+}
+
+size_t immediate_bytes(const Form& form, const Prefixes& pre) {
+  switch (form.imm) {
+    case Imm::None: return 0;
+    case Imm::B1: return 1;
+    case Imm::B2: return 2;
+    case Imm::B3: return 3;
+    case Imm::B4: return 4;
+    case Imm::Z: return pre.opsize && !form.rel ? 2 : 4;  // a 66 prefix does not shorten near branches in 64-bit mode
+    case Imm::Moffs: return pre.addrsize ? 4 : 8;
+    case Imm::B8orZ: return (pre.rex & 0x08) ? 8 : pre.opsize ? 2 : 4;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::optional<Insn> decode(const uint8_t* p, size_t n) {
+  if (n > kMaxLength + 1) n = kMaxLength + 1;  // enough to tell "too long" from "fits"
+  const std::optional<Prefixes> pre = read_prefixes(p, n);
+  if (!pre) return std::nullopt;
+  size_t i = pre->length;
   Insn insn;
   Form form;
   const uint8_t op = p[i++];
@@ -180,7 +330,11 @@ std::optional<Insn> decode(const uint8_t* p, size_t n) {
     else if (op == 0x8f) map = select == 8 ? Map::Xop8 : select == 9 ? Map::Xop9 : select == 0xa ? Map::XopA : Map::One;
     else {
       const uint8_t m = op == 0x62 ? (p[i] & 0x07) : select;
-      map = m == 1 ? Map::Vex1 : m == 2 ? Map::VexNoImm : m == 3 ? Map::VexImm8 : (op == 0x62 && (m == 5 || m == 6)) ? Map::VexNoImm : Map::One;
+      map = m == 1                               ? Map::Vex1
+            : m == 2                             ? Map::VexNoImm
+            : m == 3                             ? Map::VexImm8
+            : (op == 0x62 && (m == 5 || m == 6)) ? Map::VexNoImm
+                                                 : Map::One;
     }
     if (map == Map::One) return std::nullopt;  // reserved map
     i += payload;
@@ -219,22 +373,14 @@ std::optional<Insn> decode(const uint8_t* p, size_t n) {
     if (m == 0) return std::nullopt;
     i += m;
   }
-  size_t imm = 0;
-  switch (form.imm) {
-    case Imm::None: break;
-    case Imm::B1: imm = 1; break;
-    case Imm::B2: imm = 2; break;
-    case Imm::B3: imm = 3; break;
-    case Imm::B4: imm = 4; break;
-    case Imm::Z: imm = opsize && !form.rel ? 2 : 4; break;  // a 66 prefix does not shorten near branches in 64-bit mode
-    case Imm::Moffs: imm = addrsize ? 4 : 8; break;
-    case Imm::B8orZ: imm = (rex & 0x08) ? 8 : opsize ? 2 : 4; break;
-  }
+  const size_t imm = immediate_bytes(form, *pre);
   if (!need(imm)) return std::nullopt;
   if (form.rel) {
     insn.relative_branch = true;
     if (imm == 1) insn.displacement = static_cast<int8_t>(p[i]);
-    else insn.displacement = static_cast<int32_t>(uint32_t(p[i]) | uint32_t(p[i + 1]) << 8 | uint32_t(p[i + 2]) << 16 | uint32_t(p[i + 3]) << 24);
+    else
+      insn.displacement =
+          static_cast<int32_t>(uint32_t(p[i]) | uint32_t(p[i + 1]) << 8 | uint32_t(p[i + 2]) << 16 | uint32_t(p[i + 3]) << 24);
   }
   i += imm;
   if (i > kMaxLength) return std::nullopt;

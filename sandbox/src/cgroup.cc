@@ -61,9 +61,7 @@ long long single(const std::string& path) {
   if (!read_file(path, &text)) return -1;
   try {
     return std::stoll(text);
-  } catch (...) {
-    return -1;
-  }
+  } catch (...) { return -1; }
 }
 
 bool has_word(const std::string& text, const std::string& w) {
@@ -99,8 +97,7 @@ std::string delegate_v2(const std::string& mount, const std::string& path, std::
   };
   // A supervisor started from a process that an earlier supervisor already moved into its leaf:
   // boxes go next to that leaf rather than ever deeper.
-  if (chain.size() > 1 && chain.back().size() > 14 &&
-      chain.back().compare(chain.back().size() - 14, 14, "/kg-supervisor") == 0 &&
+  if (chain.size() > 1 && chain.back().size() > 14 && chain.back().compare(chain.back().size() - 14, 14, "/kg-supervisor") == 0 &&
       has_both(chain[chain.size() - 2] + "/cgroup.subtree_control"))
     return chain[chain.size() - 2];
   std::string base = chain.back();
@@ -154,8 +151,7 @@ Layout discover() {
     std::istringstream in(line);
     std::string id, parent, dev, root, mnt, opts, tok;
     in >> id >> parent >> dev >> root >> mnt >> opts;
-    while (in >> tok && tok != "-") {
-    }
+    while (in >> tok && tok != "-") {}
     std::string fstype, source, super;
     in >> fstype >> source >> super;
     if (root != "/") continue;  // a bind of a sub-cgroup: skip
@@ -215,14 +211,10 @@ std::optional<unsigned long long> start_ticks_of(const std::string& pid) {
     if (!(in >> field)) return std::nullopt;
   try {
     return std::stoull(field);
-  } catch (...) {
-    return std::nullopt;
-  }
+  } catch (...) { return std::nullopt; }
 }
 
-bool all_digits(const std::string& s) {
-  return !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
-}
+bool all_digits(const std::string& s) { return !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos; }
 
 std::vector<std::string> subdirectories(const std::string& dir) {
   std::vector<std::string> out;
@@ -305,9 +297,7 @@ std::optional<BoxOwner> parse_box_name(const std::string& name) {
       o.start_ticks = std::stoull(parts[1]);
       o.pid_ns = std::stoull(parts[2]);
     }
-  } catch (...) {
-    return std::nullopt;
-  }
+  } catch (...) { return std::nullopt; }
   if (o.pid <= 0) return std::nullopt;
   o.legacy = parts.size() == 2;
   return o;
@@ -318,7 +308,7 @@ const BoxOwner& self_owner() {
     BoxOwner o;
     o.pid = ::getpid();
     o.start_ticks = start_ticks_of("self").value_or(0);
-    struct stat st{};
+    struct stat st {};
     if (::stat("/proc/self/ns/pid", &st) == 0) o.pid_ns = st.st_ino;
     return o;
   }();

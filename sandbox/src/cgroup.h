@@ -33,9 +33,9 @@ const BoxOwner& self_owner();
 bool owner_alive(const BoxOwner& owner);
 
 struct Sweep {
-  std::vector<std::string> removed;   // stale box cgroup directories removed
-  std::vector<std::string> failed;    // stale ones that could not be removed, with why
-  int killed = 0;                     // processes found in stale cgroups and killed
+  std::vector<std::string> removed;  // stale box cgroup directories removed
+  std::vector<std::string> failed;   // stale ones that could not be removed, with why
+  int killed = 0;                    // processes found in stale cgroups and killed
 };
 // Removes the box cgroups whose owner is gone from the directories where this process creates
 // its own boxes: kills what is still inside (cgroup.kill on v2, else SIGKILL per pid), then
@@ -60,8 +60,8 @@ class Cgroup {
   bool limits_pids() const { return !pids_.empty(); }
   bool accounts_cpu() const { return !cpu_.empty(); }
   bool oom_killed() const;
-  double cpu_seconds() const;  // < 0 when unknown
-  long peak_memory_kb() const; // < 0 when unknown
+  double cpu_seconds() const;   // < 0 when unknown
+  long peak_memory_kb() const;  // < 0 when unknown
   void kill_all();
   const std::string& describe() const { return what_; }
   const std::vector<std::string>& directories() const { return dirs_; }

@@ -45,8 +45,7 @@ void send_report(int fd, const Report& r) {
     fail(plan.report_fd, r, kExitPayloadSetupFailed);
   }
   fds::Extra extra[2] = {{plan.report_fd, true}, {plan.notify_fd, true}};
-  if (!fds::arrange(devnull, plan.stdout_fd, plan.stderr_fd, plan.pass_fds.data(),
-                    static_cast<int>(plan.pass_fds.size()), extra, 2, &r))
+  if (!fds::arrange(devnull, plan.stdout_fd, plan.stderr_fd, plan.pass_fds.data(), static_cast<int>(plan.pass_fds.size()), extra, 2, &r))
     fail(plan.report_fd, r, kExitPayloadSetupFailed);
   int report_fd = extra[0].fd, notify_fd = extra[1].fd;
   // The signal mask and dispositions are inherited through execve: start the command clean.
@@ -93,7 +92,8 @@ void init_main(const ChildPlan& plan) {
   if (plan.mounts_before_go) set_up();
   char go = 0;
   ssize_t n;
-  do n = ::read(plan.sync_fd, &go, 1); while (n < 0 && errno == EINTR);
+  do n = ::read(plan.sync_fd, &go, 1);
+  while (n < 0 && errno == EINTR);
   if (n != 1) ::_exit(kExitSetupFailed);  // supervisor gone or gave up
   ::close(plan.sync_fd);
   if (!plan.mounts_before_go) set_up();
@@ -109,8 +109,8 @@ void init_main(const ChildPlan& plan) {
     child_append(r.what, sizeof r.what, "mmap payload stack");
     fail(plan.report_fd, r, kExitSetupFailed);
   }
-  int pid = ::clone(payload_entry, static_cast<char*>(stack) + kPayloadStack, CLONE_VM | CLONE_VFORK | SIGCHLD,
-                    const_cast<ChildPlan*>(&plan));
+  int pid =
+      ::clone(payload_entry, static_cast<char*>(stack) + kPayloadStack, CLONE_VM | CLONE_VFORK | SIGCHLD, const_cast<ChildPlan*>(&plan));
   if (pid < 0) {
     r.err = errno;
     child_append(r.what, sizeof r.what, "start payload");

@@ -34,7 +34,7 @@ struct ChildPlan {
   std::vector<std::string> argv_store, env_store;
   std::vector<char*> argv, envp;  // null-terminated views of the stores
   std::vector<int> pass_fds;
-  int sync_fd = -1;    // init reads one byte: the supervisor has finished its part
+  int sync_fd = -1;  // init reads one byte: the supervisor has finished its part
   // No user namespace, so the mounts need no id maps: init builds the root while the supervisor
   // joins it to the cgroup (the payload is forked only after the "go").
   bool mounts_before_go = false;

@@ -44,8 +44,7 @@ void close_from(int from, const int* keep, int nkeep) {
   }
 }
 
-bool arrange(int stdin_fd, int stdout_fd, int stderr_fd, const int* pass, int npass, Extra* extra, int nextra,
-             Report* report) {
+bool arrange(int stdin_fd, int stdout_fd, int stderr_fd, const int* pass, int npass, Extra* extra, int nextra, Report* report) {
   auto fail = [&](const char* what) {
     report->kind = ReportKind::SetupFailed;
     report->err = errno;
@@ -99,7 +98,8 @@ bool send_fd(int sock, int fd) {
   c->cmsg_len = CMSG_LEN(sizeof(int));
   __builtin_memcpy(CMSG_DATA(c), &fd, sizeof(int));
   ssize_t n;
-  do n = ::sendmsg(sock, &msg, MSG_NOSIGNAL); while (n < 0 && errno == EINTR);
+  do n = ::sendmsg(sock, &msg, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
   return n == 1;
 }
 
@@ -113,7 +113,8 @@ int recv_fd(int sock) {
   msg.msg_control = ctrl;
   msg.msg_controllen = sizeof ctrl;
   ssize_t n;
-  do n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT); while (n < 0 && errno == EINTR);
+  do n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+  while (n < 0 && errno == EINTR);
   if (n <= 0) return -1;
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {

@@ -15,8 +15,7 @@ struct Extra {
   int fd;
   bool cloexec;
 };
-bool arrange(int stdin_fd, int stdout_fd, int stderr_fd, const int* pass, int npass, Extra* extra, int nextra,
-             Report* report);
+bool arrange(int stdin_fd, int stdout_fd, int stderr_fd, const int* pass, int npass, Extra* extra, int nextra, Report* report);
 
 // Closes every fd >= `from` except `keep` (child side).
 void close_from(int from, const int* keep, int nkeep);

@@ -66,14 +66,13 @@ bool drop_privileges(Report* report) {
     if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) return fail("prctl(PR_CAPBSET_DROP)");
   }
   // uid 0 must not regain capabilities on execve, nor keep them through setuid games.
-  unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
-                       SECBIT_KEEP_CAPS_LOCKED;
+  unsigned long bits =
+      SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED;
 #ifdef SECBIT_NO_CAP_AMBIENT_RAISE
   bits |= SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
 #endif
   if (::prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) return fail("prctl(PR_SET_SECUREBITS)");
-  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
-    return fail("prctl(PR_CAP_AMBIENT_CLEAR_ALL)");
+  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return fail("prctl(PR_CAP_AMBIENT_CLEAR_ALL)");
   __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
   if (::syscall(SYS_capset, &hdr, data) != 0) return fail("capset");

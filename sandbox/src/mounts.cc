@@ -121,9 +121,8 @@ class Planner {
 // The system directories every profile needs to run a dynamically linked program.
 const char* const kSystemPaths[] = {"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"};
 // /etc entries the dynamic loader and the toolchains read. Nothing secret: no shadow, no keys.
-const char* const kEtcPaths[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
-                                 "/etc/alternatives", "/etc/localtime", "/etc/passwd", "/etc/group",
-                                 "/etc/nsswitch.conf"};
+const char* const kEtcPaths[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+                                 "/etc/localtime",   "/etc/passwd",     "/etc/group",        "/etc/nsswitch.conf"};
 // /proc entries that stay read-only even when /proc is writable (run-cuda): writing them as uid 0
 // reaches host-global state (core_pattern, sysrq, ...).
 const char* const kProcRo[] = {"sys", "sysrq-trigger", "irq", "bus", "fs", "kcore", "timer_list"};
@@ -136,8 +135,7 @@ std::string staging_dir() {
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) throw_errno("mkdir " + dir);
   struct stat st;
   if (::lstat(dir.c_str(), &st) != 0) throw_errno("lstat " + dir);
-  if (!S_ISDIR(st.st_mode) || st.st_uid != uid)
-    throw std::runtime_error("kernelgate sandbox: " + dir + " is not a directory owned by us");
+  if (!S_ISDIR(st.st_mode) || st.st_uid != uid) throw std::runtime_error("kernelgate sandbox: " + dir + " is not a directory owned by us");
   return dir;
 }
 

@@ -31,6 +31,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "seccomp_ctx.h"
 #include "util.h"
 
 #ifndef CLONE_NEWCGROUP
@@ -44,57 +45,7 @@ namespace kg::sandbox::seccomp {
 namespace {
 
 // Flags that would create or enter a namespace: never allowed to clone().
-constexpr uint64_t kNsFlags = CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |
-                              CLONE_NEWUTS | CLONE_NEWCGROUP;
-
-// An owning libseccomp context.
-class Ctx {
- public:
-  explicit Ctx(uint32_t def_action) : ctx_(seccomp_init(def_action)) {
-    if (!ctx_) throw std::runtime_error("kernelgate sandbox: seccomp_init failed");
-    // Other ABIs of this CPU (i386 via int 0x80, x32) are not in the filter: any syscall made
-    // through them kills the process. libseccomp's x86_64 filter also sends x32 numbers here.
-    check(seccomp_attr_set(ctx_, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS), "attr badarch");
-    // We set no_new_privs ourselves before installing.
-    check(seccomp_attr_set(ctx_, SCMP_FLTATR_CTL_NNP, 0), "attr nnp");
-  }
-  ~Ctx() { seccomp_release(ctx_); }
-  Ctx(const Ctx&) = delete;
-  Ctx& operator=(const Ctx&) = delete;
-  scmp_filter_ctx get() const { return ctx_; }
-
-  static void check(int rc, const std::string& what) {
-    if (rc < 0) throw std::runtime_error("kernelgate sandbox: libseccomp " + what + ": " + std::strerror(-rc));
-  }
-
-  // Unconditional rule by name; names this libseccomp or kernel does not know are skipped.
-  void add(uint32_t action, const char* name) {
-    int nr = seccomp_syscall_resolve_name(name);
-    if (nr == __NR_SCMP_ERROR) return;
-    check(seccomp_rule_add(ctx_, action, nr, 0), std::string("rule ") + name);
-  }
-  void add(uint32_t action, const char* name, scmp_arg_cmp cmp) {
-    int nr = seccomp_syscall_resolve_name(name);
-    if (nr == __NR_SCMP_ERROR) return;
-    check(seccomp_rule_add(ctx_, action, nr, 1, cmp), std::string("rule ") + name);
-  }
-  void allow(const char* name) { add(SCMP_ACT_ALLOW, name); }
-  void allow_if(const char* name, scmp_arg_cmp cmp) { add(SCMP_ACT_ALLOW, name, cmp); }
-
-  std::vector<sock_filter> export_bpf() const {
-    UniqueFd mem(static_cast<int>(::syscall(SYS_memfd_create, "kg-bpf", MFD_CLOEXEC)));
-    if (!mem) throw_errno("memfd_create");
-    check(seccomp_export_bpf(ctx_, mem.get()), "export_bpf");
-    off_t size = ::lseek(mem.get(), 0, SEEK_END);
-    if (size < 0 || size % sizeof(sock_filter) != 0) throw_errno("lseek bpf");
-    std::vector<sock_filter> out(size / sizeof(sock_filter));
-    if (::pread(mem.get(), out.data(), size, 0) != size) throw_errno("pread bpf");
-    return out;
-  }
-
- private:
-  scmp_filter_ctx ctx_;
-};
+constexpr uint64_t kNsFlags = CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
 
 // ---- rule sets --------------------------------------------------------------------------------
 
@@ -103,40 +54,187 @@ class Ctx {
 // within its own pid namespace, and exit.
 const char* const kBase[] = {
     // file I/O on paths inside the box and fds it holds
-    "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev", "preadv2", "pwritev2",
-    "open", "openat", "openat2", "creat", "close", "close_range", "lseek", "fcntl", "dup", "dup2", "dup3",
-    "stat", "fstat", "lstat", "newfstatat", "statx", "statfs", "fstatfs", "access", "faccessat", "faccessat2",
-    "readlink", "readlinkat", "getdents", "getdents64", "getcwd", "chdir", "fchdir", "fsync", "fdatasync",
-    "ftruncate", "truncate", "fadvise64", "fallocate", "flock", "pipe", "pipe2", "umask", "sendfile",
-    "copy_file_range", "splice", "tee", "getxattr", "lgetxattr", "fgetxattr", "listxattr", "llistxattr",
-    "flistxattr", "utimensat", "utime", "utimes", "futimesat",
+    "read",
+    "write",
+    "readv",
+    "writev",
+    "pread64",
+    "pwrite64",
+    "preadv",
+    "pwritev",
+    "preadv2",
+    "pwritev2",
+    "open",
+    "openat",
+    "openat2",
+    "creat",
+    "close",
+    "close_range",
+    "lseek",
+    "fcntl",
+    "dup",
+    "dup2",
+    "dup3",
+    "stat",
+    "fstat",
+    "lstat",
+    "newfstatat",
+    "statx",
+    "statfs",
+    "fstatfs",
+    "access",
+    "faccessat",
+    "faccessat2",
+    "readlink",
+    "readlinkat",
+    "getdents",
+    "getdents64",
+    "getcwd",
+    "chdir",
+    "fchdir",
+    "fsync",
+    "fdatasync",
+    "ftruncate",
+    "truncate",
+    "fadvise64",
+    "fallocate",
+    "flock",
+    "pipe",
+    "pipe2",
+    "umask",
+    "sendfile",
+    "copy_file_range",
+    "splice",
+    "tee",
+    "getxattr",
+    "lgetxattr",
+    "fgetxattr",
+    "listxattr",
+    "llistxattr",
+    "flistxattr",
+    "utimensat",
+    "utime",
+    "utimes",
+    "futimesat",
     // creating and removing files: only the scratch tmpfs and --rw binds are writable
-    "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat", "renameat2", "link", "linkat",
-    "symlink", "symlinkat", "chmod", "fchmod", "fchmodat",
+    "mkdir",
+    "mkdirat",
+    "rmdir",
+    "unlink",
+    "unlinkat",
+    "rename",
+    "renameat",
+    "renameat2",
+    "link",
+    "linkat",
+    "symlink",
+    "symlinkat",
+    "chmod",
+    "fchmod",
+    "fchmodat",
     // memory
-    "brk", "mmap", "munmap", "mremap", "mprotect", "madvise", "mincore", "msync", "membarrier",
+    "brk",
+    "mmap",
+    "munmap",
+    "mremap",
+    "mprotect",
+    "madvise",
+    "mincore",
+    "msync",
+    "membarrier",
     // waiting and polling
-    "poll", "ppoll", "select", "pselect6", "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait",
-    "epoll_pwait", "epoll_pwait2", "eventfd", "eventfd2", "futex", "futex_waitv", "nanosleep",
-    "clock_nanosleep", "sched_yield", "pause", "restart_syscall",
+    "poll",
+    "ppoll",
+    "select",
+    "pselect6",
+    "epoll_create",
+    "epoll_create1",
+    "epoll_ctl",
+    "epoll_wait",
+    "epoll_pwait",
+    "epoll_pwait2",
+    "eventfd",
+    "eventfd2",
+    "futex",
+    "futex_waitv",
+    "nanosleep",
+    "clock_nanosleep",
+    "sched_yield",
+    "pause",
+    "restart_syscall",
     // time
-    "clock_gettime", "clock_getres", "gettimeofday", "time", "times", "alarm", "setitimer", "getitimer",
-    "timer_create", "timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete", "timerfd_create",
-    "timerfd_settime", "timerfd_gettime",
+    "clock_gettime",
+    "clock_getres",
+    "gettimeofday",
+    "time",
+    "times",
+    "alarm",
+    "setitimer",
+    "getitimer",
+    "timer_create",
+    "timer_settime",
+    "timer_gettime",
+    "timer_getoverrun",
+    "timer_delete",
+    "timerfd_create",
+    "timerfd_settime",
+    "timerfd_gettime",
     // signals: kill/tgkill reach only processes of the box's own pid namespace
-    "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigsuspend", "rt_sigpending", "rt_sigtimedwait",
-    "rt_sigqueueinfo", "rt_tgsigqueueinfo", "sigaltstack", "signalfd", "signalfd4", "kill", "tgkill", "tkill",
+    "rt_sigaction",
+    "rt_sigprocmask",
+    "rt_sigreturn",
+    "rt_sigsuspend",
+    "rt_sigpending",
+    "rt_sigtimedwait",
+    "rt_sigqueueinfo",
+    "rt_tgsigqueueinfo",
+    "sigaltstack",
+    "signalfd",
+    "signalfd4",
+    "kill",
+    "tgkill",
+    "tkill",
     // identity and process info (read-only)
-    "getpid", "getppid", "gettid", "getuid", "geteuid", "getgid", "getegid", "getgroups", "getresuid",
-    "getresgid", "getpgrp", "getpgid", "getsid", "setpgid", "uname", "sysinfo", "getrusage", "getrlimit",
-    "getpriority", "getcpu", "sched_getaffinity", "sched_getparam", "sched_getscheduler",
-    "sched_get_priority_max", "sched_get_priority_min", "get_mempolicy",
+    "getpid",
+    "getppid",
+    "gettid",
+    "getuid",
+    "geteuid",
+    "getgid",
+    "getegid",
+    "getgroups",
+    "getresuid",
+    "getresgid",
+    "getpgrp",
+    "getpgid",
+    "getsid",
+    "setpgid",
+    "uname",
+    "sysinfo",
+    "getrusage",
+    "getrlimit",
+    "getpriority",
+    "getcpu",
+    "sched_getaffinity",
+    "sched_getparam",
+    "sched_getscheduler",
+    "sched_get_priority_max",
+    "sched_get_priority_min",
+    "get_mempolicy",
     // prlimit64 may only lower limits without CAP_SYS_RESOURCE (dropped), so it cannot escape them
-    "prlimit64", "setrlimit",
+    "prlimit64",
+    "setrlimit",
     // thread and libc start-up
-    "arch_prctl", "set_tid_address", "set_robust_list", "rseq", "getrandom",
+    "arch_prctl",
+    "set_tid_address",
+    "set_robust_list",
+    "rseq",
+    "getrandom",
     // exit
-    "exit", "exit_group", "wait4", "waitid",
+    "exit",
+    "exit_group",
+    "wait4",
+    "waitid",
 };
 
 // Tty and fd ioctls libc and toolchains issue (isatty, non-blocking, close-on-exec). Nothing that
@@ -151,8 +249,8 @@ void add_prctls(Ctx& c) {
   // naming threads (libgomp, libtorch, cc1plus), querying dumpability, marking the process
   // non-dumpable, anonymous mapping names (glibc >= 2.38), and what libseccomp probes in
   // tighten_runner_filter (PR_GET_SECCOMP, PR_SET_NO_NEW_PRIVS: both can only restrict).
-  for (int op : {PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE, PR_GET_SECCOMP, PR_SET_NO_NEW_PRIVS, PR_GET_NO_NEW_PRIVS,
-                 PR_SET_VMA, PR_GET_TIMERSLACK, PR_CAPBSET_READ, PR_GET_KEEPCAPS, PR_GET_PDEATHSIG})
+  for (int op : {PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE, PR_GET_SECCOMP, PR_SET_NO_NEW_PRIVS, PR_GET_NO_NEW_PRIVS, PR_SET_VMA,
+                 PR_GET_TIMERSLACK, PR_CAPBSET_READ, PR_GET_KEEPCAPS, PR_GET_PDEATHSIG})
     c.allow_if("prctl", SCMP_A0(SCMP_CMP_EQ, static_cast<uint64_t>(op)));
   // Becoming non-dumpable hides memory from /proc/pid/mem; becoming dumpable again is not needed.
   c.allow_if("prctl", SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE));
@@ -170,8 +268,8 @@ std::vector<sock_filter> build(Profile profile) {
   c.allow("execve");
   c.allow("execveat");
   // sendmsg/recvmsg on the fds the protocol passes; the net namespace has no routes anyway.
-  for (const char* n : {"sendmsg", "recvmsg", "sendto", "recvfrom", "shutdown", "getsockopt", "getsockname",
-                        "getpeername", "sendmmsg", "recvmmsg"})
+  for (const char* n :
+       {"sendmsg", "recvmsg", "sendto", "recvfrom", "shutdown", "getsockopt", "getsockname", "getpeername", "sendmmsg", "recvmmsg"})
     c.allow(n);
 
   if (profile == Profile::Compile) {
@@ -214,7 +312,7 @@ std::vector<sock_filter> build(Profile profile) {
     if (profile == Profile::RunCuda) {
       // The NVIDIA driver talks to /dev/nvidia* through a large, versioned set of ioctls; only the
       // device nodes of the profile are reachable, and tty ioctls that inject input are not.
-      c.allow_if("ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xff00, 'F' << 8));  // NV_IOCTL_MAGIC 'F'
+      c.allow_if("ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xff00, 'F' << 8));              // NV_IOCTL_MAGIC 'F'
       c.allow_if("ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffff0000ULL, 0x30000000ULL));  // nvidia-uvm UVM_INITIALIZE
       // nvidia-uvm's other requests are plain small numbers (UVM_REGISTER_GPU = 37, ...). No tty or
       // random-device request is below 0x100, and those are the only other nodes in /dev.
@@ -311,57 +409,3 @@ std::string killed_syscall_from_kernel_log(pid_t host_pid, long long since_us) {
 }
 
 }  // namespace kg::sandbox::seccomp
-
-// ---- second stage, installed by kg-runner inside the box ------------------------------------------
-
-namespace kg::sandbox {
-
-std::string tighten_runner_filter(Profile profile) {
-  if (profile == Profile::Compile) return "tighten_runner_filter: not a run profile";
-  try {
-    // Allow by default: the first stage (still in force underneath) already denies everything
-    // outside the run profile; this stage removes what untrusted code must not do any more.
-    seccomp::Ctx c(SCMP_ACT_ALLOW);
-    auto kill = [&](const char* n) { c.add(SCMP_ACT_KILL_PROCESS, n); };
-    // no exec: the untrusted call must not replace the runner with another program
-    kill("execve");
-    kill("execveat");
-    // no new files: nothing may be created, truncated or opened for writing. Opening for reading
-    // stays (dlopen of the artifact and of its dependencies happens after this filter, and the
-    // mount view holds nothing secret); openat2 keeps its flags in memory BPF cannot read.
-    for (const char* n : {"open", "openat"}) {
-      int flags_arg = std::strcmp(n, "open") == 0 ? 1 : 2;
-      for (uint64_t bit : {uint64_t(O_WRONLY), uint64_t(O_RDWR), uint64_t(O_CREAT), uint64_t(O_TRUNC)})
-        c.add(SCMP_ACT_KILL_PROCESS, n, scmp_arg_cmp{static_cast<unsigned>(flags_arg), SCMP_CMP_MASKED_EQ, bit, bit});
-    }
-    kill("openat2");
-    kill("creat");
-    // no sockets and no new channels: the protocol's fds are already there
-    for (const char* n : {"socket", "socketpair", "connect", "bind", "listen", "accept", "accept4"}) kill(n);
-    // no process creation but threads
-    kill("fork");
-    kill("vfork");
-    c.add(SCMP_ACT_KILL_PROCESS, "clone", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
-    // no more filters, no memfds (nothing to exec or share any more) except for the CUDA driver
-    kill("seccomp");
-    if (profile == Profile::RunCpu) kill("memfd_create");
-    // Memory of the runner (reference data it may hold) must not become readable through /proc.
-    if (::prctl(PR_SET_DUMPABLE, 0) != 0) return std::string("prctl(PR_SET_DUMPABLE): ") + std::strerror(errno);
-    // TSYNC: every thread of the runner, including libtorch's pools, gets the filter.
-    seccomp::Ctx::check(seccomp_attr_set(c.get(), SCMP_FLTATR_CTL_TSYNC, 1), "attr tsync");
-    std::vector<sock_filter> bpf = c.export_bpf();
-    sock_fprog prog;
-    prog.len = static_cast<unsigned short>(bpf.size());
-    prog.filter = bpf.data();
-    long rc = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
-    if (rc != 0) {
-      if (rc > 0) return "seccomp(TSYNC): thread " + std::to_string(rc) + " could not be synchronised";
-      return std::string("seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): ") + std::strerror(errno);
-    }
-    return "";
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-}
-
-}  // namespace kg::sandbox

@@ -206,9 +206,7 @@ struct Process::Impl {
   void monitor_main() {
     try {
       loop();
-    } catch (const std::exception& e) {
-      force(Status::XX, std::string("supervisor: ") + e.what());
-    }
+    } catch (const std::exception& e) { force(Status::XX, std::string("supervisor: ") + e.what()); }
     try {
       reap_and_finish();
     } catch (const std::exception& e) {
@@ -298,17 +296,31 @@ struct Process::Impl {
       pollfd p[6];
       int n = 0;
       int i_pid = -1, i_rep = -1, i_out = -1, i_err = -1, i_not = -1, i_lis = -1;
-      p[n] = {pidfd.get(), POLLIN, 0}; i_pid = n++;
-      if (report_r) { p[n] = {report_r.get(), POLLIN, 0}; i_rep = n++; }
-      if (out_r) { p[n] = {out_r.get(), POLLIN, 0}; i_out = n++; }
-      if (err_r) { p[n] = {err_r.get(), POLLIN, 0}; i_err = n++; }
-      if (notify_r) { p[n] = {notify_r.get(), POLLIN, 0}; i_not = n++; }
-      if (listener) { p[n] = {listener.get(), POLLIN, 0}; i_lis = n++; }
+      p[n] = {pidfd.get(), POLLIN, 0};
+      i_pid = n++;
+      if (report_r) {
+        p[n] = {report_r.get(), POLLIN, 0};
+        i_rep = n++;
+      }
+      if (out_r) {
+        p[n] = {out_r.get(), POLLIN, 0};
+        i_out = n++;
+      }
+      if (err_r) {
+        p[n] = {err_r.get(), POLLIN, 0};
+        i_err = n++;
+      }
+      if (notify_r) {
+        p[n] = {notify_r.get(), POLLIN, 0};
+        i_not = n++;
+      }
+      if (listener) {
+        p[n] = {listener.get(), POLLIN, 0};
+        i_lis = n++;
+      }
 
       auto now = Clock::now();
-      if (now >= deadline) {
-        force(Status::TO, "wall time limit of " + secs(limits.wall_s) + " exceeded");
-      }
+      if (now >= deadline) { force(Status::TO, "wall time limit of " + secs(limits.wall_s) + " exceeded"); }
       long ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1;
       if (cg && cg->cpu_seconds() >= 0) ms = std::min<long>(ms, 100);  // tree CPU is sampled
       if (forced) ms = std::min<long>(ms, 100);
@@ -345,7 +357,8 @@ struct Process::Impl {
     int status = 0;
     rusage ru{};
     pid_t w;
-    do w = ::wait4(pid, &status, __WALL, &ru); while (w < 0 && errno == EINTR);
+    do w = ::wait4(pid, &status, __WALL, &ru);
+    while (w < 0 && errno == EINTR);
     {
       std::lock_guard<std::mutex> lock(mu);
       reaped = true;
@@ -403,9 +416,9 @@ struct Process::Impl {
       // A KILL_PROCESS action: a foreign ABI (i386, x32) or the runner's second-stage filter. The
       // kernel logged which syscall (best effort: needs /dev/kmsg).
       if (payload_host_pid > 0) r.syscall = seccomp::killed_syscall_from_kernel_log(payload_host_pid, started_us - 2000000);
-      set(Status::SV, "killed by seccomp (SIGSYS): " +
-                          (r.syscall.empty() ? std::string("foreign syscall ABI or the runner's tightened filter")
-                                             : "syscall " + r.syscall + " (foreign ABI or the runner's tightened filter)"));
+      set(Status::SV, "killed by seccomp (SIGSYS): " + (r.syscall.empty()
+                                                            ? std::string("foreign syscall ABI or the runner's tightened filter")
+                                                            : "syscall " + r.syscall + " (foreign ABI or the runner's tightened filter)"));
     } else if (r.signal == SIGXFSZ) {
       set(Status::OL, "file size limit of " + std::to_string(limits.max_file_mb) + " MB exceeded");
     } else {

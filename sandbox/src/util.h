@@ -1,6 +1,9 @@
-// Small shared pieces of the sandbox: an owning fd, errno-carrying exceptions for the supervisor,
-// and the fixed-size report the cloned child sends back (no allocation on that side).
+// Small shared pieces of the sandbox: errno-carrying exceptions for the supervisor and the
+// fixed-size report the cloned child sends back (no allocation on that side). The owning fd is
+// kernelgate/unique_fd.h.
 #pragma once
+
+#include "kernelgate/unique_fd.h"
 
 #include <cerrno>
 #include <cstdint>
@@ -10,36 +13,6 @@
 #include <unistd.h>
 
 namespace kg::sandbox {
-
-// Owns one file descriptor; closes it on destruction.
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  ~UniqueFd() { reset(); }
-  UniqueFd(UniqueFd&& o) noexcept : fd_(o.release()) {}
-  UniqueFd& operator=(UniqueFd&& o) noexcept {
-    if (this != &o) reset(o.release());
-    return *this;
-  }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-
-  int get() const { return fd_; }
-  explicit operator bool() const { return fd_ >= 0; }
-  int release() {
-    int f = fd_;
-    fd_ = -1;
-    return f;
-  }
-  void reset(int fd = -1) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = fd;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 // Supervisor-side error: "<call>: <strerror(errno)>".
 [[noreturn]] inline void throw_errno(const std::string& call, int err = errno) {

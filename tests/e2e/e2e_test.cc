@@ -146,8 +146,7 @@ TEST(E2E, BrokenKernelsDoNotLoseOtherResults) {
   ASSERT_NE(mm, nullptr);
   ASSERT_TRUE(has_category(*mm, "compile_error")) << mm->dump(2);
   std::string mm_msg = (*mm)["failures"][0]["evidence"]["message"];
-  EXPECT_NE(mm_msg.find("at::Tensor mm__default_kernel_impl(const at::Tensor& self, const at::Tensor& mat2)"), std::string::npos)
-      << mm_msg;
+  EXPECT_NE(mm_msg.find("at::Tensor mm__default_kernel_impl(const at::Tensor& self, const at::Tensor& mat2)"), std::string::npos) << mm_msg;
 
   const json* add = find_op(res, "add.Tensor");
   ASSERT_NE(add, nullptr);
@@ -252,40 +251,40 @@ TEST(E2E, ResultsSayHowEachOpWasBuilt) {
 }
 
 TEST(E2E, InPlaceOpReturningAFreshTensorFailsAliasing) {
-  const json add = eval_rejected("alias", "add___Tensor", "add_.Tensor",
-                                 "#include <ATen/ATen.h>\n"
-                                 "at::Tensor& add___Tensor_kernel_impl(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {\n"
-                                 "  TORCH_CHECK(self.scalar_type() == at::kFloat && other.scalar_type() == at::kFloat, \"float only\");\n"
-                                 "  at::Tensor b = other.expand(self.sizes()).contiguous();\n"
-                                 "  at::Tensor a = self.contiguous();\n"
-                                 "  const float k = alpha.to<float>();\n"
-                                 "  for (int64_t i = 0; i < a.numel(); ++i) a.data_ptr<float>()[i] += k * b.data_ptr<float>()[i];\n"
-                                 "  self.copy_(a);\n"
-                                 "  static at::Tensor fresh;\n"
-                                 "  fresh = a.clone();\n"
-                                 "  return fresh;\n}\n",
-                                 "--seed 5");
+  const json add =
+      eval_rejected("alias", "add___Tensor", "add_.Tensor",
+                    "#include <ATen/ATen.h>\n"
+                    "at::Tensor& add___Tensor_kernel_impl(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {\n"
+                    "  TORCH_CHECK(self.scalar_type() == at::kFloat && other.scalar_type() == at::kFloat, \"float only\");\n"
+                    "  at::Tensor b = other.expand(self.sizes()).contiguous();\n"
+                    "  at::Tensor a = self.contiguous();\n"
+                    "  const float k = alpha.to<float>();\n"
+                    "  for (int64_t i = 0; i < a.numel(); ++i) a.data_ptr<float>()[i] += k * b.data_ptr<float>()[i];\n"
+                    "  self.copy_(a);\n"
+                    "  static at::Tensor fresh;\n"
+                    "  fresh = a.clone();\n"
+                    "  return fresh;\n}\n",
+                    "--seed 5");
   ASSERT_FALSE(add.is_null());
   ASSERT_TRUE(has_category(add, "aliasing")) << add.dump(2);
   for (const auto& f : add["failures"]) {
-    if (f["category"] == "aliasing") {
-      EXPECT_NE(f.dump().find("argument 0 (self) itself"), std::string::npos) << f.dump(2);
-    }
+    if (f["category"] == "aliasing") { EXPECT_NE(f.dump().find("argument 0 (self) itself"), std::string::npos) << f.dump(2); }
   }
 }
 
 // A bool output left partly unwritten holds the runner's poison bytes, which are not valid bools:
 // the runner settles them to 1 and says so, so it is unwritten_output, not a protocol violation.
 TEST(E2E, UnwrittenBoolOutputIsUnwrittenOutput) {
-  const json gt = eval_rejected("bool", "gt__Scalar", "gt.Scalar",
-                                "#include <ATen/ATen.h>\n"
-                                "at::Tensor gt__Scalar_kernel_impl(const at::Tensor& self, const at::Scalar& other) {\n"
-                                "  at::Tensor x = self.contiguous().to(at::kDouble);\n"
-                                "  at::Tensor out = at::empty(self.sizes(), self.options().dtype(at::kBool));\n"
-                                "  for (int64_t i = 0; i < x.numel(); ++i)\n"
-                                "    if (x.data_ptr<double>()[i] > other.toDouble()) out.data_ptr<bool>()[i] = true;  // false never written\n"
-                                "  return out;\n}\n",
-                                "--suite edge --seed 1");
+  const json gt =
+      eval_rejected("bool", "gt__Scalar", "gt.Scalar",
+                    "#include <ATen/ATen.h>\n"
+                    "at::Tensor gt__Scalar_kernel_impl(const at::Tensor& self, const at::Scalar& other) {\n"
+                    "  at::Tensor x = self.contiguous().to(at::kDouble);\n"
+                    "  at::Tensor out = at::empty(self.sizes(), self.options().dtype(at::kBool));\n"
+                    "  for (int64_t i = 0; i < x.numel(); ++i)\n"
+                    "    if (x.data_ptr<double>()[i] > other.toDouble()) out.data_ptr<bool>()[i] = true;  // false never written\n"
+                    "  return out;\n}\n",
+                    "--suite edge --seed 1");
   ASSERT_FALSE(gt.is_null());
   std::set<std::string> rules;
   for (const auto& v : gt["violations"]) rules.insert(v["rule"].get<std::string>());
@@ -318,7 +317,7 @@ TEST(E2E, AuditNamesTheRuleWithItsEvidence) {
   EXPECT_EQ(audit["seed"], 3);
   EXPECT_EQ(audit["clean"], false);
   for (const char* key : {"submission", "kernelgate_version", "torch_version", "date", "ops"}) EXPECT_TRUE(audit.contains(key)) << key;
-  ASSERT_EQ(audit["rules"].size(), 16u) << "every rule of THREATS.md section B";
+  ASSERT_EQ(audit["rules"].size(), 16u) << "every rule of the catalogue";
   const json* fallback = audit_rule(audit, "fallback_to_torch");
   ASSERT_NE(fallback, nullptr);
   EXPECT_EQ((*fallback)["action"], "reject");
@@ -362,7 +361,7 @@ TEST(E2E, AuditOfAnHonestOpFindsNothing) {
   EXPECT_EQ(run("audit " KG_SOURCE_DIR "/examples/correct --policy competition").status, 2) << "the audit profile is not negotiable";
 }
 
-// A content memo (THREATS.md B7) that only pays off while timed: outputs cached by the input's
+// A content memo (docs/threats.md B7) that only pays off while timed: outputs cached by the input's
 // values, a miss spins 5 ms, a hit is a copy. Under the default policy every warm-up and timed
 // call gets values of its own, so no timed call hits; with the fresh values capped at 17 MiB the
 // calls cycle through two sets and the memo takes the median down to a copy.

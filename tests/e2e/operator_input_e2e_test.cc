@@ -44,7 +44,9 @@ TEST(OperatorInput, EvalWithAFifoOrDirectoryPolicyExits2WithoutWaiting) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const std::string dir = (d / "dir.toml").string();
   fs::create_directories(dir);
-  const std::pair<std::string, std::string> cases[] = {{fifo, "is a FIFO"}, {dir, "is a directory"}, {"/dev/zero", "is a character device"}};
+  const std::pair<std::string, std::string> cases[] = {{fifo, "is a FIFO"},
+                                                       {dir, "is a directory"},
+                                                       {"/dev/zero", "is a character device"}};
   for (const auto& [path, what] : cases) {
     CommandResult r = run("eval " KG_SOURCE_DIR "/examples/correct --no-timing --policy " + path + " --out " + (d / "out").string(), 30);
     EXPECT_EQ(r.status, 2) << path << ":\n" << r.output;  // 124 would be a blocking open
@@ -57,7 +59,8 @@ TEST(OperatorInput, EvalWithAnOutOfRangeLimitExits2NamingTheKey) {
   fs::path d = temp_dir("input-range");
   const fs::path pol = d / "long.toml";
   std::ofstream(pol) << "base = \"competition\"\n[limits]\nrun_call_time_s = 1e9\n";
-  CommandResult r = run("eval " KG_SOURCE_DIR "/examples/correct --no-timing --policy " + pol.string() + " --out " + (d / "out").string(), 30);
+  CommandResult r =
+      run("eval " KG_SOURCE_DIR "/examples/correct --no-timing --policy " + pol.string() + " --out " + (d / "out").string(), 30);
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_CONTAINS(r.output, pol.string() + ":3:19: key 'limits.run_call_time_s': 1e+09 is out of range (0 < x <= 3600)");
   fs::remove_all(d);

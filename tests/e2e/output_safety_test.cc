@@ -46,7 +46,8 @@ class HostileBytes : public ::testing::Test {
     write(sub / "add__Tensor" / "add__Tensor_implementation.cpp",
           std::string("#include <ATen/ATen.h>\n"
                       "at::Tensor add__Tensor_kernel_impl(const at::Tensor& a, const at::Tensor&, const at::Scalar&) {\n"
-                      "  TORCH_CHECK(false, \"\\xff\\xfe ") + "\\x1b[2J\\rrelu.default  pass" + "\");\n  return a;\n}\n");
+                      "  TORCH_CHECK(false, \"\\xff\\xfe ") +
+              "\\x1b[2J\\rrelu.default  pass" + "\");\n  return a;\n}\n");
     out_ = new fs::path(temp_dir("out-hostile-out"));
     result_ = new CommandResult(run("eval " + sub.string() + " --seed 5 --no-timing --out " + out_->string()));
   }
@@ -66,7 +67,10 @@ TEST_F(HostileBytes, ResultsJsonIsWrittenAndParsesWithTheBytesEscaped) {
   ASSERT_FALSE(text.empty()) << "no results.json: " << result_->output;
   json res;
   ASSERT_NO_THROW(res = json::parse(text)) << text;  // nlohmann rejects invalid UTF-8 in strings
-  ASSERT_EQ(std::system(("python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding=\"utf-8\"))' " + (*out_ / "results.json").string()).c_str()), 0);
+  ASSERT_EQ(
+      std::system(
+          ("python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding=\"utf-8\"))' " + (*out_ / "results.json").string()).c_str()),
+      0);
   const json* mul = find_op(res, "mul.Tensor");
   ASSERT_NE(mul, nullptr) << res.dump(2);
   EXPECT_NE(mul->dump().find("bytes \\\\xff\\\\xfe here"), std::string::npos) << mul->dump(2);
@@ -89,7 +93,8 @@ TEST_F(HostileBytes, TheCorrectOpKeepsItsResult) {
 }
 
 TEST_F(HostileBytes, NoControlCharacterOrInvalidByteReachesTheTerminal) {
-  EXPECT_FALSE(has_terminal_control(result_->output)) << json(std::string(result_->output)).dump(0, ' ', true, json::error_handler_t::replace);
+  EXPECT_FALSE(has_terminal_control(result_->output))
+      << json(std::string(result_->output)).dump(0, ' ', true, json::error_handler_t::replace);
   EXPECT_EQ(result_->output.find('\xff'), std::string::npos);
   EXPECT_NE(result_->output.find("\\x1b[2J\\x0drelu.default  pass"), std::string::npos) << "the message is shown, escaped";
 }
@@ -147,8 +152,7 @@ class FullDisk : public ::testing::Test {
     bound_ = true;
     std::ofstream fill(out_ / "filler", std::ios::binary);
     const std::string block(4096, 'x');
-    for (int i = 0; i < 64 && fill.write(block.data(), block.size()) && fill.flush(); ++i) {
-    }
+    for (int i = 0; i < 64 && fill.write(block.data(), block.size()) && fill.flush(); ++i) {}
   }
   void TearDown() override {
     if (bound_) ::umount((out_ / "build").c_str());
@@ -197,7 +201,8 @@ TEST(OutputSafety, ControlCorrectExampleResultsKeepTheirShape) {
   ASSERT_EQ(r.status, 0) << r.output;
   const json res = json::parse(read(out / "results.json"));
   EXPECT_FALSE(res.contains("non_utf8_escaped")) << "valid text is not marked as changed";
-  for (const char* key : {"kernelgate_version", "torch_version", "device", "suite", "policy", "submission", "seed", "problems", "summary", "ops"})
+  for (const char* key :
+       {"kernelgate_version", "torch_version", "device", "suite", "policy", "submission", "seed", "problems", "summary", "ops"})
     EXPECT_TRUE(res.contains(key)) << key;
   EXPECT_EQ(res["ops"].size(), 2u);
   for (const auto& o : res["ops"]) EXPECT_EQ(o["verdict"], "pass") << o.dump(2);

@@ -101,7 +101,8 @@ std::string refusal_of(const std::string& results, const std::string& op) {
 // relu__default whose source compiles `data.bin` in with `how` (an #include or an .incbin).
 fs::path relu_pulling_in(const std::string& name, const std::string& how) {
   const fs::path sub = temp_dir("files-" + name);
-  write(sub / "relu__default" / "relu__default_implementation.cpp", how + "\n" + read(example("relu__default") / "relu__default_implementation.cpp"));
+  write(sub / "relu__default" / "relu__default_implementation.cpp",
+        how + "\n" + read(example("relu__default") / "relu__default_implementation.cpp"));
   return sub;
 }
 
@@ -150,14 +151,16 @@ TEST(E2ESubmissionFiles, OpFolderLinkedToAnotherSubmissionIsNotJudgedAsItsOwn) {
   fs::create_directories(sub / "add__Tensor");
   fs::copy_file(example("add__Tensor") / "add__Tensor_implementation.cpp", sub / "add__Tensor" / "add__Tensor_implementation.cpp");
   const std::string results = eval(sub, "relu.default,add.Tensor", 1);
-  EXPECT_EQ(refusal_of(results, "relu.default"), "relu__default: a symbolic link (to " + example("relu__default").string() + ")" + kRefused);
+  EXPECT_EQ(refusal_of(results, "relu.default"),
+            "relu__default: a symbolic link (to " + example("relu__default").string() + ")" + kRefused);
   EXPECT_EQ(op_of(results, "add.Tensor")["verdict"], "pass") << "the honest op beside it still passes";
 }
 
 TEST(E2ESubmissionFiles, SourceThatIsALinkIsRefused) {
   const fs::path sub = temp_dir("files-source-link");
   fs::create_directories(sub / "relu__default");
-  fs::create_symlink(example("relu__default") / "relu__default_implementation.cpp", sub / "relu__default" / "relu__default_implementation.cpp");
+  fs::create_symlink(example("relu__default") / "relu__default_implementation.cpp",
+                     sub / "relu__default" / "relu__default_implementation.cpp");
   const std::string msg = refusal_of(eval(sub, "relu.default", 1), "relu.default");
   EXPECT_EQ(msg.rfind("relu__default/relu__default_implementation.cpp: a symbolic link (to ", 0), 0u) << msg;
 }

@@ -24,9 +24,7 @@ void check_call(const kg::trace::Call& c) {
   Call again;
   try {
     again = parse_call(text, "<formatted>");
-  } catch (const ParseError& e) {
-    die("formatted call does not parse", text, e.what());
-  }
+  } catch (const ParseError& e) { die("formatted call does not parse", text, e.what()); }
   if (!same_call(c, again)) die("call round trip changed the call", text, format_call(again));
   const std::string text2 = format_call(again);
   if (text2 != text) die("format_call is not idempotent", text, text2);
@@ -36,9 +34,7 @@ void check_call(const kg::trace::Call& c) {
     Call c1;
     try {
       c1 = parse_call(one, "<value>");
-    } catch (const ParseError& e) {
-      die("formatted value does not parse", one, e.what());
-    }
+    } catch (const ParseError& e) { die("formatted value does not parse", one, e.what()); }
     if (c1.args.size() != 1 || !same_value(c1.args[0], v)) die("value round trip changed the value", one, format_call(c1));
   }
 }
@@ -55,19 +51,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<OperatorEntry> again;
     try {
       again = parse_trace(text, "<formatted>");
-    } catch (const ParseError& e) {
-      die("formatted trace does not parse", text, e.what());
-    }
+    } catch (const ParseError& e) { die("formatted trace does not parse", text, e.what()); }
     if (!same_trace(ops, again)) die("trace round trip changed the trace", text, format_trace(again));
     for (const auto& op : ops)
       for (const auto& c : op.calls) check_call(c);
-  } catch (const ParseError&) {
-  }
+  } catch (const ParseError&) {}
 
   try {
     Call c = parse_call(input, "<fuzz>");
     check_call(c);
-  } catch (const ParseError&) {
-  }
+  } catch (const ParseError&) {}
   return 0;
 }

@@ -3,8 +3,8 @@
 // return values or throw WireError, never crash, over-read or allocate without bound.
 // A successful decode is re-encoded and decoded again: the round trip must be stable.
 //
-// Build: tests/fuzz/build-wire.sh [OUT_DIR]; seeds: tests/fuzz/corpus_wire (regenerate with
-// KG_WIRE_WRITE_SEEDS=DIR OUT_DIR/wire_fuzz).
+// Built by tests/fuzz/CMakeLists.txt; seeds: tests/fuzz/corpus_wire (regenerate with
+// KG_WIRE_WRITE_SEEDS=DIR BUILD/wire_fuzz).
 #include "kernelgate/wire.h"
 
 #include <ATen/ATen.h>
@@ -28,15 +28,17 @@ void write_seed(const std::string& dir, const std::string& name, const std::vect
 
 void write_seeds(const std::string& dir) {
   at::Tensor a = at::arange(12, at::kFloat).reshape({3, 4});
-  write_seed(dir, "scalars", {c10::IValue(), c10::IValue(true), c10::IValue(int64_t{-7}), c10::IValue(2.5),
-                              c10::IValue(std::string("mean"))});
+  write_seed(dir, "scalars",
+             {c10::IValue(), c10::IValue(true), c10::IValue(int64_t{-7}), c10::IValue(2.5), c10::IValue(std::string("mean"))});
   write_seed(dir, "tensor", {a});
   write_seed(dir, "view", {a.t(), a.slice(1, 1, 3)});
-  write_seed(dir, "dtypes", {at::ones({2}, at::kHalf), at::ones({2}, at::kBool), at::ones({3}, at::kLong),
-                             at::ones({1}, at::kBFloat16), at::ones({2}, at::kComplexFloat)});
+  write_seed(dir, "dtypes",
+             {at::ones({2}, at::kHalf), at::ones({2}, at::kBool), at::ones({3}, at::kLong), at::ones({1}, at::kBFloat16),
+              at::ones({2}, at::kComplexFloat)});
   write_seed(dir, "empty_0d", {at::empty({0, 3}), at::scalar_tensor(1.5), at::Tensor()});
-  write_seed(dir, "lists", {c10::IValue(std::vector<int64_t>{1, 2, 3}), c10::IValue(std::vector<double>{0.5}),
-                            c10::IValue(c10::List<bool>({true, false})), c10::IValue(std::vector<at::Tensor>{a, a})});
+  write_seed(dir, "lists",
+             {c10::IValue(std::vector<int64_t>{1, 2, 3}), c10::IValue(std::vector<double>{0.5}),
+              c10::IValue(c10::List<bool>({true, false})), c10::IValue(std::vector<at::Tensor>{a, a})});
   c10::List<c10::optional<at::Tensor>> opt;
   opt.push_back(a);
   opt.push_back(c10::nullopt);
@@ -59,9 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<c10::IValue> values;
   try {
     values = kg::wire::decode(data, size);
-  } catch (const kg::wire::WireError&) {
-    return 0;
-  }
+  } catch (const kg::wire::WireError&) { return 0; }
   // Whatever decoded must encode and decode again to the same number of values.
   std::vector<uint8_t> buf(kg::wire::encoded_size(values));
   size_t n = kg::wire::encode(values, buf.data(), buf.size());

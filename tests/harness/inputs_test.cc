@@ -230,16 +230,14 @@ TEST(InputsRules, MaxUnpoolIndicesAreDistinctWithinEachPlane) {
 TEST(InputsRules, MaxUnpoolWithMoreInputsThanOutputsPerPlaneIsUnsatisfiable) {
   // 8 x 16 = 128 inputs per plane into 3 x 6 = 18 outputs: some two must share an output and
   // race (the H200 saw this on an opinfo sample enlarged x4 while output_size stayed put).
-  EXPECT_THROW(inputs(sample("max_unpool2d.default", "((T([8, 8, 8, 16], f32), T([8, 8, 8, 16], i64), [3, 6]), {})")),
-               UnsatisfiableSample);
+  EXPECT_THROW(inputs(sample("max_unpool2d.default", "((T([8, 8, 8, 16], f32), T([8, 8, 8, 16], i64), [3, 6]), {})")), UnsatisfiableSample);
   EXPECT_NO_THROW(inputs(sample("max_unpool2d.default", "((T([8, 8, 2, 9], f32), T([8, 8, 2, 9], i64), [3, 6]), {})")));
 }
 
 TEST(InputsRules, IndicesIntoAnEmptyDimensionMakeTheSampleUnsatisfiable) {
   // No valid index exists; the sample is skipped before the reference (on cuda:0 an out-of-range
   // index is a device-side assert that ends the supervisor's CUDA context).
-  EXPECT_THROW(inputs(sample("index_add_.default", "((T([0, 8], f32), 0, T([12], i64), T([12, 8], f32)), {})")),
-               UnsatisfiableSample);
+  EXPECT_THROW(inputs(sample("index_add_.default", "((T([0, 8], f32), 0, T([12], i64), T([12, 8], f32)), {})")), UnsatisfiableSample);
   EXPECT_THROW(inputs(sample("_embedding_bag.default", "((T([0, 8], f32), T([30], i64), T([6], i64), False, 0), {})")),
                UnsatisfiableSample);
   // No indices at all into the empty dimension: satisfiable.
@@ -270,7 +268,8 @@ TEST(InputsRules, IndexTensorListsAdvanceOverMasks) {
 }
 
 TEST(InputsRules, DomainsForNormsLossesAndDivision) {
-  auto bn = inputs(sample("native_batch_norm.default", "((T([4, 3, 5], f32), None, None, T([3], f32), T([3], f32), False, 0.1, 1e-5), {})"));
+  auto bn =
+      inputs(sample("native_batch_norm.default", "((T([4, 3, 5], f32), None, None, T([3], f32), T([3], f32), False, 0.1, 1e-5), {})"));
   EXPECT_GT(bn[4].toTensor().min().item<float>(), 0.0f);
   auto bce = inputs(sample("binary_cross_entropy.default", "((T([100], f32), T([100], f32)), {})"));
   EXPECT_GE(bce[0].toTensor().min().item<float>(), 0.0f);

@@ -28,8 +28,7 @@ void run_op(const std::string& suite, const std::string& op) {
     try {
       auto args = make_inputs(schema, samples[i], rng);
       call_reference(schema, args);
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   }
 }
 
@@ -47,8 +46,7 @@ void scan(const std::string& suite) {
     if (WIFSIGNALED(status))
       ADD_FAILURE() << suite << ": " << op << " crashed the reference with signal " << WTERMSIG(status) << " ("
                     << strsignal(WTERMSIG(status)) << ")";
-    else
-      EXPECT_EQ(WEXITSTATUS(status), 0) << suite << ": " << op;
+    else EXPECT_EQ(WEXITSTATUS(status), 0) << suite << ": " << op;
   }
 }
 

@@ -86,11 +86,34 @@ INSTANTIATE_TEST_SUITE_P(Suites, SuiteEach, ::testing::Values("smoke", "edge", "
 TEST(SuiteEdge, CoversEveryFamily) {
   const auto ops = suite_ops("edge");
   const std::set<std::string> have(ops.begin(), ops.end());
-  for (const char* op : {"exp.default", "add.Tensor", "eq.Tensor", "logical_and.default", "sum.dim_IntList", "_softmax.default",
-                         "_log_softmax.default", "mm.default", "bmm.default", "convolution.default", "max_pool2d_with_indices.default",
-                         "native_layer_norm.default", "native_batch_norm.default", "gelu.default", "gather.default", "scatter.src",
-                         "embedding.default", "cat.default", "split.Tensor", "view.default", "where.self", "clamp.default",
-                         "masked_fill.Scalar", "cumsum.default", "sort.stable", "topk.default", "index.Tensor", "index_put.default"})
+  for (const char* op : {"exp.default",
+                         "add.Tensor",
+                         "eq.Tensor",
+                         "logical_and.default",
+                         "sum.dim_IntList",
+                         "_softmax.default",
+                         "_log_softmax.default",
+                         "mm.default",
+                         "bmm.default",
+                         "convolution.default",
+                         "max_pool2d_with_indices.default",
+                         "native_layer_norm.default",
+                         "native_batch_norm.default",
+                         "gelu.default",
+                         "gather.default",
+                         "scatter.src",
+                         "embedding.default",
+                         "cat.default",
+                         "split.Tensor",
+                         "view.default",
+                         "where.self",
+                         "clamp.default",
+                         "masked_fill.Scalar",
+                         "cumsum.default",
+                         "sort.stable",
+                         "topk.default",
+                         "index.Tensor",
+                         "index_put.default"})
     EXPECT_TRUE(have.count(op)) << op;
 }
 
@@ -198,9 +221,7 @@ TEST(SuiteData, MissingDirectoryNamesTheVariable) {
   try {
     data_suite_samples("opinfo", 8, nullptr);
     ADD_FAILURE() << "expected an error";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("KERNELGATE_DATA_DIR"), std::string::npos) << e.what();
-  }
+  } catch (const std::runtime_error& e) { EXPECT_NE(std::string(e.what()).find("KERNELGATE_DATA_DIR"), std::string::npos) << e.what(); }
   unsetenv("KERNELGATE_DATA_DIR");
 }
 
@@ -221,15 +242,11 @@ TEST(SuiteTracePath, AFileOrADirectoryOfTracesIsASuite) {
   EXPECT_EQ(suite_samples(file, "relu.default").size(), 2u);
   EXPECT_EQ(suite_samples(dir.string() + "/", "add.Tensor").size(), 1u) << "a directory reads its *.txt files";
   EXPECT_FALSE(suite_description(file).empty());
-  {
-    std::ofstream(dir / "broken.txt") << "Operator: aten.relu.default\ncnt: 1, ((T([8, 16], f32),), {}\n";
-  }
+  { std::ofstream(dir / "broken.txt") << "Operator: aten.relu.default\ncnt: 1, ((T([8, 16], f32),), {}\n"; }
   try {
     suite_ops((dir / "broken.txt").string());
     ADD_FAILURE() << "a malformed trace file must be an error";
-  } catch (const std::exception& e) {
-    EXPECT_NE(std::string(e.what()).find("broken.txt"), std::string::npos) << e.what();
-  }
+  } catch (const std::exception& e) { EXPECT_NE(std::string(e.what()).find("broken.txt"), std::string::npos) << e.what(); }
   EXPECT_THROW(suite_ops((dir / "missing.txt").string()), std::runtime_error);
   fs::remove_all(dir);
 }

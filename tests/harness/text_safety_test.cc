@@ -32,15 +32,17 @@ TEST(Utf8Escaped, KeepsValidTextOfEveryLength) {
 }
 
 TEST(Utf8Escaped, EscapesEachInvalidByte) {
-  EXPECT_EQ(escaped("a\xff\xfe" "b"), "a\\xff\\xfeb");
-  EXPECT_EQ(escaped("\x80"), "\\x80");                           // a lone continuation byte
-  EXPECT_EQ(escaped("\xc0\xaf"), "\\xc0\\xaf");                   // overlong '/'
-  EXPECT_EQ(escaped("\xe0\x80\xaf"), "\\xe0\\x80\\xaf");          // overlong, three bytes
+  EXPECT_EQ(escaped("a\xff\xfe"
+                    "b"),
+            "a\\xff\\xfeb");
+  EXPECT_EQ(escaped("\x80"), "\\x80");                             // a lone continuation byte
+  EXPECT_EQ(escaped("\xc0\xaf"), "\\xc0\\xaf");                    // overlong '/'
+  EXPECT_EQ(escaped("\xe0\x80\xaf"), "\\xe0\\x80\\xaf");           // overlong, three bytes
   EXPECT_EQ(escaped("\xf0\x82\x82\xac"), "\\xf0\\x82\\x82\\xac");  // overlong, four bytes
-  EXPECT_EQ(escaped("\xed\xa0\x80"), "\\xed\\xa0\\x80");          // surrogate U+D800
+  EXPECT_EQ(escaped("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // surrogate U+D800
   EXPECT_EQ(escaped("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // above U+10FFFF
   EXPECT_EQ(escaped("\xf5\x80\x80\x80"), "\\xf5\\x80\\x80\\x80");
-  EXPECT_EQ(escaped("x\xe2\x82"), "x\\xe2\\x82");                 // truncated at the end
+  EXPECT_EQ(escaped("x\xe2\x82"), "x\\xe2\\x82");                  // truncated at the end
   EXPECT_EQ(escaped("\xe2\x82x\xc3\xa9"), "\\xe2\\x82x\xc3\xa9");  // truncated, then valid text resumes
 }
 
@@ -48,13 +50,33 @@ TEST(TerminalSafe, EscapesControlCharactersAndKeepsText) {
   EXPECT_EQ(terminal_safe("\x1b[2J\rrelu.default  pass"), "\\x1b[2J\\x0drelu.default  pass");
   EXPECT_EQ(terminal_safe("a\tb\nc\bd\x7f"), "a\tb\\x0ac\\x08d\\x7f");
   EXPECT_EQ(terminal_safe("a\nb\x1b", Newlines::Keep), "a\nb\\x1b");
-  EXPECT_EQ(terminal_safe("\xc2\x9b" "31m"), "\\xc2\\x9b31m");           // C1 CSI, encoded as UTF-8
-  EXPECT_EQ(terminal_safe("\x9b" "31m"), "\\x9b31m");                    // C1 as a raw byte
-  EXPECT_EQ(terminal_safe("ok\xe2\x80\xae" "ssap"), "ok\\xe2\\x80\\xaessap");  // right-to-left override
+  EXPECT_EQ(terminal_safe("\xc2\x9b"
+                          "31m"),
+            "\\xc2\\x9b31m");  // C1 CSI, encoded as UTF-8
+  EXPECT_EQ(terminal_safe("\x9b"
+                          "31m"),
+            "\\x9b31m");  // C1 as a raw byte
+  EXPECT_EQ(terminal_safe("ok\xe2\x80\xae"
+                          "ssap"),
+            "ok\\xe2\\x80\\xaessap");  // right-to-left override
   EXPECT_EQ(terminal_safe("na\xc3\xafve \xe2\x82\xac"), "na\xc3\xafve \xe2\x82\xac");
   bool changed = true;
   terminal_safe("plain text", Newlines::Escape, &changed);
   EXPECT_FALSE(changed);
+}
+
+TEST(PythonQuoted, WritesTheTraceFormatsStringLiteral) {
+  EXPECT_EQ(kg::text::python_quoted("relu"), "'relu'");
+  EXPECT_EQ(kg::text::python_quoted("a'b\\c"), "'a\\'b\\\\c'");
+  EXPECT_EQ(kg::text::python_quoted("\n\r\t\x01\x1b\x7f"), "'\\n\\r\\t\\x01\\x1b\\x7f'");
+  EXPECT_EQ(kg::text::python_quoted("\xc3\xa9\xc2\x9b\xff"), "'\xc3\xa9\xc2\x9b\xff'");  // every other byte as it is
+}
+
+TEST(QuotedExcerpt, ShortensAndEscapesAsciiControls) {
+  EXPECT_EQ(kg::text::quoted_excerpt("abc", 3), "'abc'");
+  EXPECT_EQ(kg::text::quoted_excerpt("abcdef", 3), "'abc...'");
+  EXPECT_EQ(kg::text::quoted_excerpt("a\nb\x7f'\\", 24), "'a\\x0ab\\x7f'\\'");
+  EXPECT_EQ(kg::text::quoted_excerpt("\xe2\x82\xac", 2), "'\xe2\x82...'");  // cut by bytes, kept as they are
 }
 
 kg::harness::Report report_with_bytes(const std::string& bad) {
@@ -65,18 +87,18 @@ kg::harness::Report report_with_bytes(const std::string& bad) {
   kg::harness::OpResult r;
   r.op = "relu.default";
   r.kind = "cpu";
-  r.verdict = "error";
+  r.verdict = kg::policy::Verdict::Error;
   r.error = "compilation failed: " + bad;
   r.build_log = "error: #error " + bad;
   r.failure_traits["trait" + bad] = 1;  // an object key
   kg::harness::Failure f;
-  f.category = "crash";
+  f.category = kg::policy::Category::Crash;
   f.message = "kernel threw: " + bad;
   r.failures.push_back(f);
   rep.ops.push_back(r);
   kg::harness::OpResult ok;
   ok.op = "add.Tensor";
-  ok.verdict = "pass";
+  ok.verdict = kg::policy::Verdict::Pass;
   rep.ops.push_back(ok);
   return rep;
 }

@@ -43,9 +43,7 @@ fs::path temp_dir(const std::string& name) {
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+  } catch (const std::exception& e) { return e.what(); }
   ADD_FAILURE() << "expected an error";
   return "";
 }
@@ -56,7 +54,8 @@ std::string error_of(const std::function<void()>& f) {
 
 TEST(TraceInput, UnmaterialisableSpecsSayWhy) {
   const int64_t big = int64_t{1} << 62;
-  EXPECT_CONTAINS(unmaterialisable_reason(spec({0, big}, "f32")), "dimension 0's stride of 4611686018427387904 elements overflows int64 in bytes");
+  EXPECT_CONTAINS(unmaterialisable_reason(spec({0, big}, "f32")),
+                  "dimension 0's stride of 4611686018427387904 elements overflows int64 in bytes");
   EXPECT_CONTAINS(unmaterialisable_reason(spec({4, big}, "u8")), "element count overflows int64");
   EXPECT_CONTAINS(unmaterialisable_reason(spec({2, 2}, "f32", {big, 1})), "stride of 4611686018427387904 elements overflows");
   EXPECT_CONTAINS(unmaterialisable_reason(spec({3, 2}, "f64", {big / 8, 1})), "storage it spans overflows int64 in bytes");
@@ -77,9 +76,7 @@ TEST(TraceInput, MakeInputsSkipsAnUnbuildableSampleInsteadOfFailing) {
   try {
     make_inputs(schema, s, rng);
     ADD_FAILURE() << "built";
-  } catch (const UnsatisfiableSample& e) {
-    EXPECT_CONTAINS(std::string(e.what()), "cannot be built");
-  }
+  } catch (const UnsatisfiableSample& e) { EXPECT_CONTAINS(std::string(e.what()), "cannot be built"); }
 }
 
 TEST(TraceInput, LeftOutSamplesAreListedWithFileAndLine) {
@@ -130,9 +127,7 @@ TEST(TraceInput, NonRegularOrOversizedTraceFilesAreRefused) {
   EXPECT_EQ(trace_path_samples(dir.string(), 8, nullptr).size(), 1u);  // control
   // Over the cap: refused from its size; exactly the cap is read.
   const fs::path big = d / "big.txt";
-  {
-    std::ofstream(big) << "Operator: aten.relu.default\ncnt: 1, ((T([4], f32),), {})\n";
-  }
+  { std::ofstream(big) << "Operator: aten.relu.default\ncnt: 1, ((T([4], f32),), {})\n"; }
   fs::resize_file(big, kMaxTraceFileBytes + 1);
   EXPECT_CONTAINS(error_of([&] { trace_path_samples(big.string(), 8, nullptr); }), "over the limit of 67108864 bytes for a trace file");
   fs::resize_file(big, kMaxTraceFileBytes);

@@ -32,9 +32,7 @@ void expect_error(F&& f, int line, int col, std::vector<std::string> parts, cons
     EXPECT_EQ(e.column, col) << e.what();
     std::string prefix = ":" + std::to_string(line) + ":" + std::to_string(col) + ": ";
     EXPECT_NE(std::string(e.what()).find(prefix), std::string::npos) << e.what();
-    if (source) {
-      EXPECT_EQ(std::string(e.what()).rfind(std::string(source) + ":", 0), 0u) << e.what();
-    }
+    if (source) { EXPECT_EQ(std::string(e.what()).rfind(std::string(source) + ":", 0), 0u) << e.what(); }
     for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << "missing '" << p << "' in: " << e.what();
   }
 }
@@ -124,8 +122,9 @@ TEST(TraceParser, BackendBenchRecorderLines) {
 }
 
 TEST(TraceParser, CrlfBlankAndCommentLines) {
-  auto ops = parse_trace("\r\n# header\r\nOperator: aten.relu.default \r\n\t\r\n  # indented comment\r\n"
-                         "\tcnt: 1, ((T([2], f32),), {})\r\n");
+  auto ops = parse_trace(
+      "\r\n# header\r\nOperator: aten.relu.default \r\n\t\r\n  # indented comment\r\n"
+      "\tcnt: 1, ((T([2], f32),), {})\r\n");
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].name, "aten.relu.default");
   EXPECT_EQ(ops[0].line, 3);
@@ -345,8 +344,7 @@ TEST(TraceValues, KwargsKeepOrder) {
 
 TEST(TraceErrors, UnterminatedList) {
   //                         col: 12345678901234567890123456789012
-  expect_trace_error("Operator: x\ncnt: 1, ((T([2, 3], f32), [1, 2), {})", 2, 32,
-                     {"t.txt:2:32:", "expected ',' or ']'", "found ')'"});
+  expect_trace_error("Operator: x\ncnt: 1, ((T([2, 3], f32), [1, 2), {})", 2, 32, {"t.txt:2:32:", "expected ',' or ']'", "found ')'"});
   expect_call_error("(([1, 2", 1, 8, {"expected ',' or ']'", "found end of input"});
   expect_trace_error("Operator: x\ncnt: 1, (([1, 2", 2, 16, {"found end of line"});
 }
@@ -365,16 +363,14 @@ TEST(TraceErrors, BadDtypeSyntax) {
 
 TEST(TraceErrors, JunkAfterCall) {
   //                                  1234567890123456789
-  expect_trace_error("Operator: x\ncnt: 1, ((), {}) junk", 2, 18,
-                     {"expected end of line after the call spec", "found name 'junk'"});
+  expect_trace_error("Operator: x\ncnt: 1, ((), {}) junk", 2, 18, {"expected end of line after the call spec", "found name 'junk'"});
   expect_call_error("((), {}))", 1, 9, {"expected end of", "found ')'"});
   expect_call_error("((), {}, 3)", 1, 10, {"expected ')' closing the call spec", "found number '3'"});
 }
 
 TEST(TraceErrors, MissingOperatorLine) {
   expect_trace_error("# leading comment\n\ncnt: 1, ((), {})\n", 3, 1, {"call line before any 'Operator:' line"});
-  expect_trace_error("Operator: x\nwhatever 12\n", 2, 1,
-                     {"expected an 'Operator:' line, a 'cnt:' line", "found 'whatever 12'"});
+  expect_trace_error("Operator: x\nwhatever 12\n", 2, 1, {"expected an 'Operator:' line, a 'cnt:' line", "found 'whatever 12'"});
   expect_trace_error("Operator: \n", 1, 11, {"expected an operator name", "found end of line"});
   expect_trace_error("Operator: aten.add Tensor\n", 1, 19, {"expected an operator name", "found ' '"});
 }
@@ -402,8 +398,7 @@ TEST(TraceErrors, DepthBomb) {
 }
 
 TEST(TraceErrors, CountAndCallShape) {
-  expect_trace_error("Operator: x\ncnt: -1, ((), {})", 2, 6,
-                     {"expected a non-negative integer count after 'cnt:'", "found '-'"});
+  expect_trace_error("Operator: x\ncnt: -1, ((), {})", 2, 6, {"expected a non-negative integer count after 'cnt:'", "found '-'"});
   expect_trace_error("Operator: x\ncnt: 1.5, ((), {})", 2, 6, {"non-negative integer count", "found number '1.5'"});
   expect_trace_error("Operator: x\ncnt: ((), {})", 2, 6, {"non-negative integer count", "found '('"});
   expect_trace_error("Operator: x\ncnt: 3 ((), {})", 2, 8, {"expected ',' after the count", "found '('"});
@@ -484,8 +479,7 @@ TEST(TraceFormat, Canonical) {
   EXPECT_EQ(format_call(parse_call("((T([8, 3, 224, 224], f16),), {'dtype': torch.float32})")),
             "cnt: 1, ((T([8, 3, 224, 224], f16),), {'dtype': torch.float32})");
   EXPECT_EQ(format_spec(parse_call("((), {})")), "((), {})");
-  EXPECT_EQ(format_trace(parse_trace("# c\nOperator: aten.x.y\n  cnt: 2, ((1,), {})\n")),
-            "Operator: aten.x.y\ncnt: 2, ((1,), {})\n");
+  EXPECT_EQ(format_trace(parse_trace("# c\nOperator: aten.x.y\n  cnt: 2, ((1,), {})\n")), "Operator: aten.x.y\ncnt: 2, ((1,), {})\n");
 }
 
 void expect_round_trip(const std::string& spec) {
@@ -526,7 +520,10 @@ class Gen {
     int k = pick(depth > 4 ? 9 : 12);
     switch (k) {
       case 0: break;
-      case 1: v.kind = K::Bool; v.b = pick(2); break;
+      case 1:
+        v.kind = K::Bool;
+        v.b = pick(2);
+        break;
       case 2: {
         v.kind = K::Int;
         uint64_t bits = rng_();

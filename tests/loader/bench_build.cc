@@ -101,8 +101,7 @@ int main(int argc, char** argv) {
       for (const auto& step : step_order[w]) std::printf(" %s %.3f", step.c_str(), median(steps[w][step]));
       std::printf("\n");
     }
-    if (whole.size() == 2)
-      std::printf("cuda cold: chains side by side / nvcc whole = %.2f\n", median(cold[0]) / median(cold[1]));
+    if (whole.size() == 2) std::printf("cuda cold: chains side by side / nvcc whole = %.2f\n", median(cold[0]) / median(cold[1]));
     std::fflush(stdout);
   }
   return 0;

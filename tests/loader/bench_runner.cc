@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
   LoadRequest req;
   req.aten_op = "relu.default";
   req.device = device;
-  if (std::string e = r->load(req); !e.empty()) return std::fprintf(stderr, "load: %s\n", e.c_str()), 1;
+  if (std::string e = kg::loader::load_message(r->load(req)); !e.empty()) return std::fprintf(stderr, "load: %s\n", e.c_str()), 1;
   CallOptions o;
   o.warmup = 5;
   o.reps = reps;
@@ -54,8 +54,8 @@ int main(int argc, char** argv) {
   double per_call = out.supervisor_wall_s / (reps + o.warmup);
   std::printf("relu.default numel=%lld reps=%d flush=%s timer=%s\n", static_cast<long long>(numel), reps, flush ? "yes" : "no",
               out.timer.c_str());
-  std::printf("median timed call %.2f us; supervisor wall per call %.2f us; loop overhead per call %.2f us\n", med * 1e6,
-              per_call * 1e6, (per_call - med) * 1e6);
+  std::printf("median timed call %.2f us; supervisor wall per call %.2f us; loop overhead per call %.2f us\n", med * 1e6, per_call * 1e6,
+              (per_call - med) * 1e6);
   r->finish();
   return 0;
 }

@@ -23,7 +23,6 @@ using namespace kg::loader::test;
 
 namespace {
 
-
 bool torch_has_cuda() { return KG_TORCH_CUDA; }
 
 bool has_note(const BuildResult& r, const std::string& start) {
@@ -132,8 +131,10 @@ TEST(BuildCache, ConcurrentBuildsOfOneKeyAgree) {
 
 TEST(BuildCpu, CompileErrorIsStructuredAndRelative) {
   TempDir d;
-  OpFolder op = make_op(d.path, "relu.default",
-                        {{"relu__default_implementation.cpp", "#include <ATen/ATen.h>\nat::Tensor relu__default_kernel_impl(const at::Tensor& self) {\n  return self.no_such_method();\n}\n"}});
+  OpFolder op = make_op(
+      d.path, "relu.default",
+      {{"relu__default_implementation.cpp",
+        "#include <ATen/ATen.h>\nat::Tensor relu__default_kernel_impl(const at::Tensor& self) {\n  return self.no_such_method();\n}\n"}});
   BuildResult r = build(op, options(d.path));
   ASSERT_FALSE(r.ok);
   ASSERT_FALSE(r.diagnostics.empty()) << r.log;
@@ -176,8 +177,8 @@ TEST(BuildCpu, IncludingAHostFileFailsInTheSandbox) {
   // The compile child sees the toolchain, headers and the op folder (as a copy), nothing else.
   TempDir d;
   std::ofstream(d.path + "/secret.txt") << "42\n";
-  OpFolder op = make_op(d.path, "relu.default",
-                        {{"relu__default_implementation.cpp", "#include \"" + d.path + "/secret.txt\"\n" + kReluCpu}});
+  OpFolder op =
+      make_op(d.path, "relu.default", {{"relu__default_implementation.cpp", "#include \"" + d.path + "/secret.txt\"\n" + kReluCpu}});
   BuildResult r = build(op, options(d.path));
   EXPECT_FALSE(r.ok);
 }
@@ -227,9 +228,7 @@ TEST(BuildCuda, ExampleBuildsWithNvcc) {
   BuildResult r = build(scan.ops[0], options(example_dir("cuda/correct")));
   ASSERT_TRUE(r.ok) << all_diagnostics(r);
   EXPECT_EQ(fs::path(r.artifact).extension(), ".so");
-  if (!r.cache_hit) {
-    EXPECT_TRUE(has_note(r, "host prefix precompiled")) << join_notes(r);
-  }
+  if (!r.cache_hit) { EXPECT_TRUE(has_note(r, "host prefix precompiled")) << join_notes(r); }
   BuildResult again = build(scan.ops[0], options(example_dir("cuda/correct")));
   EXPECT_TRUE(again.cache_hit);
   EXPECT_LT(again.seconds, 0.05);
@@ -312,19 +311,19 @@ TEST(BuildCuda, DeviceAssemblerErrorIsReported) {
   // Only the device chain (ptxas) sees this one: its log must come back.
   if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
   TempDir d;
-  OpFolder op = make_op(d.path, "relu.default",
-                        {{"relu__default_implementation.cu", unique_tag() +
-                          "#include <torch/extension.h>\n"
-                          "__global__ void k(float* x) {\n"
-                          "  __shared__ float big[1 << 17];\n"
-                          "  big[threadIdx.x] = x[threadIdx.x];\n"
-                          "  __syncthreads();\n"
-                          "  x[threadIdx.x] = big[(threadIdx.x * 7) % 1024];\n"
-                          "}\n"
-                          "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self) {\n"
-                          "  k<<<1, 32>>>(self.data_ptr<float>());\n"
-                          "  return self;\n"
-                          "}\n"}});
+  OpFolder op =
+      make_op(d.path, "relu.default",
+              {{"relu__default_implementation.cu", unique_tag() + "#include <torch/extension.h>\n"
+                                                                  "__global__ void k(float* x) {\n"
+                                                                  "  __shared__ float big[1 << 17];\n"
+                                                                  "  big[threadIdx.x] = x[threadIdx.x];\n"
+                                                                  "  __syncthreads();\n"
+                                                                  "  x[threadIdx.x] = big[(threadIdx.x * 7) % 1024];\n"
+                                                                  "}\n"
+                                                                  "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self) {\n"
+                                                                  "  k<<<1, 32>>>(self.data_ptr<float>());\n"
+                                                                  "  return self;\n"
+                                                                  "}\n"}});
   BuildResult r = build(op, options(d.path));
   ASSERT_FALSE(r.ok);
   EXPECT_NE(r.log.find("too much shared data"), std::string::npos) << r.log;
@@ -388,12 +387,12 @@ TEST(BuildNvrtc, SourceNeedingTexturesBuilds) {
   // needs them is compiled again without it, and its errors are not those of the first try.
   if (!kind_unavailable(Kind::Nvrtc).empty()) GTEST_SKIP() << kind_unavailable(Kind::Nvrtc);
   TempDir d;
-  OpFolder op = make_op(d.path, "relu.default",
-                        {{"relu__default_implementation.cu", unique_tag() +
-                          "extern \"C\" __global__ void k(float* out, cudaTextureObject_t t) {\n"
-                          "  out[threadIdx.x] = tex1Dfetch<float>(t, threadIdx.x);\n"
-                          "}\n"},
-                         {"kernelgate.toml", "[launch]\nkernel = \"k\"\ngrid = [1]\nblock = [1]\nargs = [\"out0\", 0]\n"}});
+  OpFolder op =
+      make_op(d.path, "relu.default",
+              {{"relu__default_implementation.cu", unique_tag() + "extern \"C\" __global__ void k(float* out, cudaTextureObject_t t) {\n"
+                                                                  "  out[threadIdx.x] = tex1Dfetch<float>(t, threadIdx.x);\n"
+                                                                  "}\n"},
+               {"kernelgate.toml", "[launch]\nkernel = \"k\"\ngrid = [1]\nblock = [1]\nargs = [\"out0\", 0]\n"}});
   BuildResult r = build(op, options(d.path));
   EXPECT_TRUE(r.ok) << all_diagnostics(r);
 }
@@ -412,9 +411,10 @@ TEST(BuildNvrtc, MissingKernelIsAnError) {
 TEST(BuildNvrtc, LaunchTableErrorsCarryFileLineAndKey) {
   if (!kind_unavailable(Kind::Nvrtc).empty()) GTEST_SKIP() << kind_unavailable(Kind::Nvrtc);
   TempDir d;
-  OpFolder op = make_op(d.path, "relu.default",
-                        {{"relu__default_implementation.cu", "extern \"C\" __global__ void k(float* x) {}\n"},
-                         {"kernelgate.toml", "[launch]\nkernel = \"k\"\ngrid = [\"ceil_div(numel(x), 256)\"]\nblock = [256]\nargs = [\"out0\"]\n"}});
+  OpFolder op =
+      make_op(d.path, "relu.default",
+              {{"relu__default_implementation.cu", "extern \"C\" __global__ void k(float* x) {}\n"},
+               {"kernelgate.toml", "[launch]\nkernel = \"k\"\ngrid = [\"ceil_div(numel(x), 256)\"]\nblock = [256]\nargs = [\"out0\"]\n"}});
   BuildResult r = build(op, options(d.path));
   ASSERT_FALSE(r.ok);
   ASSERT_EQ(r.diagnostics.size(), 1u);
@@ -428,10 +428,11 @@ TEST(BuildCuda, UnitNeedingAllOfATenStillBuilds) {
   // The lean <torch/extension.h> lacks most free functions; the build retries with all of ATen.
   if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
   TempDir d;
-  OpFolder op = make_op(d.path, "relu.default",
-                        {{"relu__default_implementation.cu", unique_tag() +
-                          "#include <torch/extension.h>\n"
-                          "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self) { return torch::sigmoid(self); }\n"}});
+  OpFolder op =
+      make_op(d.path, "relu.default",
+              {{"relu__default_implementation.cu",
+                unique_tag() + "#include <torch/extension.h>\n"
+                               "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self) { return torch::sigmoid(self); }\n"}});
   BuildResult r = build(op, options(d.path));
   EXPECT_TRUE(r.ok) << all_diagnostics(r);
   // Built twice, the second time against all of ATen: a prefix of its own, so the host compile
@@ -446,19 +447,20 @@ TEST(BuildCuda, LeanShimKeepsDeviceOfGuardsAndListSignatures) {
   // all-of-ATen retry (which would also hide a broken lean set).
   if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
   TempDir d;
-  OpFolder op = make_op(d.path, "index.Tensor",
-                        {{"index__Tensor_implementation.cu", unique_tag() +
-                          "#include <torch/extension.h>\n"
-                          "#ifdef KG_FULL_ATEN\n#error the lean shim fell back to all of ATen\n#endif\n"
-                          "__global__ void touch(float* p) { if (p) p[0] = 0.f; }\n"
-                          "torch::Tensor index__Tensor_kernel_impl(const torch::Tensor& self,\n"
-                          "                                        const c10::List<c10::optional<torch::Tensor>>& indices) {\n"
-                          "  const at::OptionalDeviceGuard guard(device_of(self));\n"
-                          "  c10::optional<torch::Tensor> first = indices.size() ? indices.get(0) : c10::nullopt;\n"
-                          "  TORCH_CHECK(!first.has_value() || device_of(first) == at::device_of(self), \"devices differ\");\n"
-                          "  touch<<<1, 1>>>(nullptr);\n"
-                          "  return torch::empty_like(self);\n"
-                          "}\n"}});
+  OpFolder op =
+      make_op(d.path, "index.Tensor",
+              {{"index__Tensor_implementation.cu",
+                unique_tag() + "#include <torch/extension.h>\n"
+                               "#ifdef KG_FULL_ATEN\n#error the lean shim fell back to all of ATen\n#endif\n"
+                               "__global__ void touch(float* p) { if (p) p[0] = 0.f; }\n"
+                               "torch::Tensor index__Tensor_kernel_impl(const torch::Tensor& self,\n"
+                               "                                        const c10::List<c10::optional<torch::Tensor>>& indices) {\n"
+                               "  const at::OptionalDeviceGuard guard(device_of(self));\n"
+                               "  c10::optional<torch::Tensor> first = indices.size() ? indices.get(0) : c10::nullopt;\n"
+                               "  TORCH_CHECK(!first.has_value() || device_of(first) == at::device_of(self), \"devices differ\");\n"
+                               "  touch<<<1, 1>>>(nullptr);\n"
+                               "  return torch::empty_like(self);\n"
+                               "}\n"}});
   BuildResult r = build(op, options(d.path));
   EXPECT_TRUE(r.ok) << all_diagnostics(r);
 }
@@ -471,26 +473,26 @@ TEST(BuildCuda, LeanShimKeepsCudaStreamGuardsAndChecks) {
   if (!torch_has_cuda()) GTEST_SKIP() << "libtorch without CUDA: the shim has no CUDA part";
   TempDir d;
   OpFolder op = make_op(d.path, "relu.default",
-                        {{"relu__default_implementation.cu", unique_tag() +
-                          "#include <torch/extension.h>\n"
-                          "#ifdef KG_FULL_ATEN\n#error the lean shim fell back to all of ATen\n#endif\n"
-                          "__global__ void k(const float* in, float* out, int64_t n) {\n"
-                          "  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;\n"
-                          "  if (i < n) out[i] = in[i] > 0.f ? in[i] : 0.f;\n"
-                          "}\n"
-                          "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self) {\n"
-                          "  const at::cuda::OptionalCUDAGuard guard(self.device());\n"
-                          "  c10::cuda::CUDAGuard guard2(self.get_device());\n"
-                          "  cudaStream_t stream = at::cuda::getCurrentCUDAStream();\n"
-                          "  const int sms = at::cuda::getCurrentDeviceProperties()->multiProcessorCount;\n"
-                          "  AT_CUDA_CHECK(cudaGetLastError());\n"
-                          "  auto x = self.contiguous();\n"
-                          "  auto out = torch::empty_like(x);\n"
-                          "  k<<<sms, 256, 0, stream>>>(x.data_ptr<float>(), out.data_ptr<float>(), x.numel());\n"
-                          "  C10_CUDA_KERNEL_LAUNCH_CHECK();\n"
-                          "  C10_CUDA_CHECK(cudaStreamSynchronize(at::cuda::getStreamFromPool().stream()));\n"
-                          "  return out;\n"
-                          "}\n"}});
+                        {{"relu__default_implementation.cu",
+                          unique_tag() + "#include <torch/extension.h>\n"
+                                         "#ifdef KG_FULL_ATEN\n#error the lean shim fell back to all of ATen\n#endif\n"
+                                         "__global__ void k(const float* in, float* out, int64_t n) {\n"
+                                         "  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;\n"
+                                         "  if (i < n) out[i] = in[i] > 0.f ? in[i] : 0.f;\n"
+                                         "}\n"
+                                         "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self) {\n"
+                                         "  const at::cuda::OptionalCUDAGuard guard(self.device());\n"
+                                         "  c10::cuda::CUDAGuard guard2(self.get_device());\n"
+                                         "  cudaStream_t stream = at::cuda::getCurrentCUDAStream();\n"
+                                         "  const int sms = at::cuda::getCurrentDeviceProperties()->multiProcessorCount;\n"
+                                         "  AT_CUDA_CHECK(cudaGetLastError());\n"
+                                         "  auto x = self.contiguous();\n"
+                                         "  auto out = torch::empty_like(x);\n"
+                                         "  k<<<sms, 256, 0, stream>>>(x.data_ptr<float>(), out.data_ptr<float>(), x.numel());\n"
+                                         "  C10_CUDA_KERNEL_LAUNCH_CHECK();\n"
+                                         "  C10_CUDA_CHECK(cudaStreamSynchronize(at::cuda::getStreamFromPool().stream()));\n"
+                                         "  return out;\n"
+                                         "}\n"}});
   BuildResult r = build(op, options(d.path));
   EXPECT_TRUE(r.ok) << all_diagnostics(r);
 }
@@ -500,14 +502,14 @@ TEST(BuildCuda, CublasHandleRetriesWithAllOfATen) {
   if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
   if (!torch_has_cuda()) GTEST_SKIP() << "libtorch without CUDA: at::cuda is not in the shim";
   TempDir d;
-  OpFolder op = make_op(d.path, "relu.default",
-                        {{"relu__default_implementation.cu", unique_tag() +
-                          "#include <torch/extension.h>\n"
-                          "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self) {\n"
-                          "  cublasHandle_t h = at::cuda::getCurrentCUDABlasHandle();\n"
-                          "  TORCH_CHECK(h != nullptr, \"no handle\");\n"
-                          "  return self.clamp_min(0);\n"
-                          "}\n"}});
+  OpFolder op =
+      make_op(d.path, "relu.default",
+              {{"relu__default_implementation.cu", unique_tag() + "#include <torch/extension.h>\n"
+                                                                  "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self) {\n"
+                                                                  "  cublasHandle_t h = at::cuda::getCurrentCUDABlasHandle();\n"
+                                                                  "  TORCH_CHECK(h != nullptr, \"no handle\");\n"
+                                                                  "  return self.clamp_min(0);\n"
+                                                                  "}\n"}});
   BuildResult r = build(op, options(d.path));
   EXPECT_TRUE(r.ok) << all_diagnostics(r);
 }

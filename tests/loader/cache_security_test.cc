@@ -25,7 +25,6 @@ using namespace kg::loader::test;
 
 namespace {
 
-
 const char* kReluCpu = R"(#include <ATen/ATen.h>
 at::Tensor relu__default_kernel_impl(const at::Tensor& self) { return self.clamp_min(0); }
 )";
@@ -48,9 +47,7 @@ struct CachedBuild {
 std::string refusal(const std::string& dir) {
   try {
     cache::root(dir);
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+  } catch (const std::exception& e) { return e.what(); }
   return "";
 }
 
@@ -158,7 +155,9 @@ TEST(CacheIntegrity, ArtifactReplacedAfterPublishingIsRejectedAndRebuilt) {
   ASSERT_TRUE(a.ok) << all_diagnostics(a);
   const std::string genuine = read(a.artifact);
   // An attacker with write access to the entry: other bytes, and a MANIFEST that lists them.
-  const std::string planted = "\x7f" "ELF planted artifact";
+  const std::string planted =
+      "\x7f"
+      "ELF planted artifact";
   std::ofstream(a.artifact, std::ios::binary | std::ios::trunc) << planted;
   std::ofstream(fs::path(a.artifact).parent_path() / "MANIFEST", std::ios::trunc)
       << "kernelgate-cache 2\nkey " << a.cache_key << "\nfile " << fs::path(a.artifact).filename().string() << "\n";

@@ -12,7 +12,8 @@ using namespace kg::loader::test;
 TEST(LoaderInit, StubCarriesTheExpectedSignature) {
   std::string s = stub_source("add_.Tensor", Kind::Cpu);
   EXPECT_NE(s.find("at::Tensor& add___Tensor_kernel_impl(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha)"),
-            std::string::npos) << s;
+            std::string::npos)
+      << s;
   EXPECT_NE(s.find("not implemented"), std::string::npos);
   EXPECT_NE(stub_source("relu.default", Kind::Cuda).find("#include <torch/extension.h>"), std::string::npos);
   EXPECT_NE(stub_launch_toml("relu.default").find("args = [\"self\", \"out0\", \"numel(out0)\"]"), std::string::npos)

@@ -1,11 +1,13 @@
 // Launch*: the nvrtc launch table's expression parser, evaluator and TOML reader.
 #include "kernelgate/launch.h"
+#include "kernelgate/launch_table.h"
 #include "kernelgate/loader.h"
 
 #include <gtest/gtest.h>
 
 using namespace kg::loader;
 using namespace kg::loader::launch;
+using namespace kg::protocol::launch;
 
 namespace {
 
@@ -95,9 +97,10 @@ contiguous_inputs = false
 }
 
 TEST(LaunchTable, SeveralLaunchesInOrder) {
-  Table t = parse_text("[[launch]]\nkernel = \"a\"\ngrid = [1]\nblock = [1]\nargs = []\n"
-                       "[[launch]]\nkernel = \"b\"\ngrid = [1]\nblock = [1]\nargs = [\"out0\"]\n",
-                       "x.toml", aten_schema("relu.default"));
+  Table t = parse_text(
+      "[[launch]]\nkernel = \"a\"\ngrid = [1]\nblock = [1]\nargs = []\n"
+      "[[launch]]\nkernel = \"b\"\ngrid = [1]\nblock = [1]\nargs = [\"out0\"]\n",
+      "x.toml", aten_schema("relu.default"));
   ASSERT_EQ(t.launches.size(), 2u);
   EXPECT_EQ(t.launches[1].kernel, "b");
 }
@@ -107,9 +110,7 @@ TEST(LaunchTable, ErrorsHaveLineColumnAndKey) {
   auto err = [&](const std::string& text) -> Error {
     try {
       parse_text(text, "relu__default/kernelgate.toml", schema);
-    } catch (const Error& e) {
-      return e;
-    }
+    } catch (const Error& e) { return e; }
     ADD_FAILURE() << "no error for: " << text;
     return Error("", 0, 0, "");
   };
@@ -139,7 +140,5 @@ TEST(LaunchTable, ListArgumentsAreRejectedClearly) {
   try {
     parse_text("[launch]\nkernel = \"k\"\ngrid = [1]\nblock = [1]\nargs = [\"dim\"]\n", "x.toml", aten_schema("sum.dim_IntList"));
     FAIL();
-  } catch (const Error& e) {
-    EXPECT_NE(e.message.find("cannot be used in launch expressions"), std::string::npos) << e.message;
-  }
+  } catch (const Error& e) { EXPECT_NE(e.message.find("cannot be used in launch expressions"), std::string::npos) << e.message; }
 }

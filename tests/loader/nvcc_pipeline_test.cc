@@ -126,9 +126,10 @@ TEST(NvccPipeline, PrecompileCommandIsTheHostCompileWithAHeader) {
   auto p = nvcc::parse_dryrun(kNvcc13, "$ATEN", &why);
   ASSERT_TRUE(p) << why;
   const std::string cmd = nvcc::precompile_command(*p, "kg_host_prefix.h", "kg_host_prefix.h.gch");
-  EXPECT_EQ(cmd,
-            "\"/usr/bin\"/g++-12 -std=c++17 -D__CUDA_ARCH__=900 -D__CUDA_ARCH_LIST__=900 -x c++-header  -DCUDA_DOUBLE_MATH_FUNCTIONS -fPIC -O3 -m64 "
-            "\"kg_host_prefix.h\" -o \"kg_host_prefix.h.gch\"");
+  EXPECT_EQ(
+      cmd,
+      "\"/usr/bin\"/g++-12 -std=c++17 -D__CUDA_ARCH__=900 -D__CUDA_ARCH_LIST__=900 -x c++-header  -DCUDA_DOUBLE_MATH_FUNCTIONS -fPIC -O3 -m64 "
+      "\"kg_host_prefix.h\" -o \"kg_host_prefix.h.gch\"");
   // Words it cannot find once each: no command (the build compiles the host part whole).
   nvcc::Pipeline no_x = *p;
   no_x.host_compile = without_word_for_test(no_x.host_compile, "-x c++");
@@ -162,9 +163,10 @@ TEST(NvccPipeline, PreprocessVariantRewritesInputOutputAndTheForcedInclude) {
   e.front = "-I\"/cache/overlay\"";
   e.back = "-dM";
   e.include = "/cache/macros.h";
-  EXPECT_EQ(nvcc::preprocess_variant(pp, e),
-            "\"/usr/bin\"/g++-12 -I\"/cache/overlay\" -std=c++17 -D__CUDA_ARCH_LIST__=900 -E -x c++ -D__CUDACC__ -D__NVCC__ -fPIC -O3 -include "
-            "\"/cache/macros.h\" -m64 \"kg_unit_rest.cu\" -o \"rest.ii\" $ATEN -dM");
+  EXPECT_EQ(
+      nvcc::preprocess_variant(pp, e),
+      "\"/usr/bin\"/g++-12 -I\"/cache/overlay\" -std=c++17 -D__CUDA_ARCH_LIST__=900 -E -x c++ -D__CUDACC__ -D__NVCC__ -fPIC -O3 -include "
+      "\"/cache/macros.h\" -m64 \"kg_unit_rest.cu\" -o \"rest.ii\" $ATEN -dM");
   e.include = "";  // the forced include goes
   const std::string dropped = nvcc::preprocess_variant(pp, e);
   EXPECT_EQ(dropped.find("-include"), std::string::npos) << dropped;

@@ -13,10 +13,11 @@ using namespace kg::loader::test;
 
 TEST(PpSplice, MacroStateIsThePrefixsMacrosLessTheCompilers) {
   const std::string builtin = "#define __GNUC__ 12\n#define __STDC__ 1\n#define linux 1\n#define __OPTIMIZE__ 1\n";
-  const std::string after = "#define __GNUC__ 12\n#define __STDC__ 1\n#define __OPTIMIZE__ 2\n#define TORCH_CHECK(cond,...) kg(cond)\n"
-                            "#define AT_GUARD \n";
+  const std::string after =
+      "#define __GNUC__ 12\n#define __STDC__ 1\n#define __OPTIMIZE__ 2\n#define TORCH_CHECK(cond,...) kg(cond)\n"
+      "#define AT_GUARD \n";
   const std::string m = splice::macro_state(after, builtin, 2, "kg_unit.cu");
-  EXPECT_EQ(m.find("__GNUC__"), std::string::npos) << m;  // unchanged builtins are not repeated
+  EXPECT_EQ(m.find("__GNUC__"), std::string::npos) << m;        // unchanged builtins are not repeated
   EXPECT_NE(m.find("#undef linux\n"), std::string::npos) << m;  // the prefix removed it
   EXPECT_NE(m.find("#undef __OPTIMIZE__\n#define __OPTIMIZE__ 2\n"), std::string::npos) << m;
   EXPECT_NE(m.find("#define TORCH_CHECK(cond,...) kg(cond)\n"), std::string::npos) << m;
@@ -28,12 +29,14 @@ TEST(PpSplice, MacroStateIsThePrefixsMacrosLessTheCompilers) {
 }
 
 TEST(PpSplice, ReadsLineMarkersSearchPathAndPragmaOnce) {
-  const std::string ii = "# 0 \"kg_unit.cu\"\n# 1 \"/usr/include/stdc-predef.h\" 1 3 4\n# 0 \"<command-line>\" 2\n"
-                         "# 1 \"/inc/a.h\" 1\nint a;\n# 1 \"/inc/b.h\" 1 3\n# 2 \"/inc/a.h\" 2\n# 1 \"/inc/b.h\" 1 3\n# 5 \"kg_unit.cu\"\n";
+  const std::string ii =
+      "# 0 \"kg_unit.cu\"\n# 1 \"/usr/include/stdc-predef.h\" 1 3 4\n# 0 \"<command-line>\" 2\n"
+      "# 1 \"/inc/a.h\" 1\nint a;\n# 1 \"/inc/b.h\" 1 3\n# 2 \"/inc/a.h\" 2\n# 1 \"/inc/b.h\" 1 3\n# 5 \"kg_unit.cu\"\n";
   EXPECT_EQ(splice::entered_files(ii), (std::vector<std::string>{"/usr/include/stdc-predef.h", "/inc/a.h", "/inc/b.h"}));
   EXPECT_EQ(splice::tokens(ii + "  int   b ;\n\n"), "inta;intb;");
-  const std::string verbose = "ignoring nonexistent directory \"/x\"\n#include \"...\" search starts here:\n"
-                              "#include <...> search starts here:\n /shim\n /cuda/bin/../include\n /usr/include\nEnd of search list.\n";
+  const std::string verbose =
+      "ignoring nonexistent directory \"/x\"\n#include \"...\" search starts here:\n"
+      "#include <...> search starts here:\n /shim\n /cuda/bin/../include\n /usr/include\nEnd of search list.\n";
   EXPECT_EQ(splice::search_dirs(verbose), (std::vector<std::string>{"/shim", "/cuda/bin/../include", "/usr/include"}));
   EXPECT_TRUE(splice::has_pragma_once("// c\n#pragma once\nint x;\n"));
   EXPECT_TRUE(splice::has_pragma_once("  #  pragma   once  // guard\n"));

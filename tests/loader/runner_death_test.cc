@@ -58,7 +58,7 @@ std::unique_ptr<RunnerClient> start_loaded() {
   o.limits.wall_s = 30;
   o.limits.memory_mb = 1024;
   auto r = RunnerClient::start(o);
-  EXPECT_EQ(r->load(load_request(fixture().op, fixture().built, Device::Cpu)), "");
+  EXPECT_EQ(load_message(r->load(load_request(fixture().op, fixture().built, Device::Cpu))), "");
   return r;
 }
 

@@ -65,7 +65,7 @@ RunnerOptions runner_options(const std::string& artifact) {
 std::unique_ptr<RunnerClient> start_loaded() {
   auto& f = fixture();
   auto r = RunnerClient::start(runner_options(f.built.artifact));
-  std::string err = r->load(load_request(f.op, f.built, Device::Cpu));
+  std::string err = load_message(r->load(load_request(f.op, f.built, Device::Cpu)));
   EXPECT_EQ(err, "");
   return r;
 }
@@ -156,14 +156,14 @@ INSTANTIATE_TEST_SUITE_P(Kernels, RunnerCrash,
 
 TEST(RunnerLoad, MissingArtifactIsAMessageNotACrash) {
   auto r = RunnerClient::start(runner_options("/tmp/x.so"));
-  std::string err = r->load("/nonexistent/x.so", "kgsub::relu__default", "relu.default");
+  std::string err = load_message(r->load("/nonexistent/x.so", "kgsub::relu__default", "relu.default"));
   EXPECT_NE(err.find("dlopen failed"), std::string::npos) << err;
   r->finish();
 }
 
 TEST(RunnerLoad, AtenSelfCheckNeedsNoArtifact) {
   auto r = RunnerClient::start(runner_options("/tmp/x"));
-  ASSERT_EQ(r->load("", "", "relu.default"), "");
+  ASSERT_EQ(load_message(r->load("", "", "relu.default")), "");
   auto in = input(0);
   CallOutcome out = r->call(in, 1, 10);
   ASSERT_EQ(out.kind, CallOutcome::Kind::Ok) << out.message;
@@ -181,7 +181,7 @@ TEST(RunnerCuda, LaunchesNeedAGpu) {
   req.aten_op = "relu.default";
   req.kind = Kind::Nvrtc;
   req.device = Device::Cuda;
-  std::string err = r->load(req);
+  std::string err = load_message(r->load(req));
   EXPECT_NE(err.find("without CUDA"), std::string::npos) << err;
   r->finish();
 }
@@ -210,7 +210,7 @@ std::unique_ptr<RunnerClient> start_gpu(const GpuOp& g, std::string* err) {
   o.profile = kg::sandbox::Profile::RunCuda;
   o.limits.memory_mb = 16384;  // the CUDA context maps a lot of address space
   auto r = RunnerClient::start(o);
-  *err = r->load(load_request(g.op, g.built, Device::Cuda));
+  *err = load_message(r->load(load_request(g.op, g.built, Device::Cuda)));
   return r;
 }
 
@@ -220,8 +220,13 @@ std::vector<at::Tensor> relu_inputs() {
   special[0] = std::numeric_limits<float>::quiet_NaN();
   special[1] = -std::numeric_limits<float>::infinity();
   special[2] = -0.0f;
-  return {at::randn({64, 128}), at::randn({48, 32}).t(), at::randn({}), at::randn({0, 7}),
-          at::randn({16, 64}).to(at::kHalf), at::randn({4096}, at::kDouble), special};
+  return {at::randn({64, 128}),
+          at::randn({48, 32}).t(),
+          at::randn({}),
+          at::randn({0, 7}),
+          at::randn({16, 64}).to(at::kHalf),
+          at::randn({4096}, at::kDouble),
+          special};
 }
 
 void expect_relu(const GpuOp& g, const std::string& what) {
@@ -251,7 +256,8 @@ void expect_relu(const GpuOp& g, const std::string& what) {
   EXPECT_EQ(out.timer, "cuda_event");
   EXPECT_EQ(out.times_s.size(), 20u);
   for (double t : out.times_s) EXPECT_GT(t, 0);
-  EXPECT_EQ(out.evidence & ~kg::protocol::kEvidenceThreadsLeftRunning, 0u) << "an honest kernel leaves no evidence";
+  EXPECT_TRUE(out.observations.empty() || out.observations == kg::policy::ObservationSet{kg::policy::RunnerObservation::ThreadsLeftRunning})
+      << "an honest kernel leaves no evidence";
   r->finish();
 }
 
@@ -321,7 +327,7 @@ TEST(RunnerCall, TimedCallsRotateThroughInputSetsAndEachSetsOutputsComeBack) {
   r->finish();
 }
 
-// A kernel that memoises its output by the input's content (THREATS B7) and is slow on a miss:
+// A kernel that memoises its output by the input's content (docs/threats.md B7) and is slow on a miss:
 // timed on one value set it looks fast after the first call; rotated through fresh values every
 // call misses.
 TEST(RunnerCall, RotatedValuesDefeatAContentMemo) {
@@ -347,7 +353,7 @@ at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
   BuildResult built = build(op, options(dir.path));
   ASSERT_TRUE(built.ok) << all_diagnostics(built);
   auto r = RunnerClient::start(runner_options(built.artifact));
-  ASSERT_EQ(r->load(load_request(op, built, Device::Cpu)), "");
+  ASSERT_EQ(load_message(r->load(load_request(op, built, Device::Cpu))), "");
   auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];

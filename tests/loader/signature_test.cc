@@ -41,15 +41,18 @@ const Case kCases[] = {
 
 TEST(LoaderSignature, MatchesTheDispatchersCppTypes) {
   EXPECT_EQ(decl("relu.default"), "at::Tensor relu__default_kernel_impl(const at::Tensor& self)");
-  EXPECT_EQ(decl("add_.Tensor"), "at::Tensor& add___Tensor_kernel_impl(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha)");
+  EXPECT_EQ(decl("add_.Tensor"),
+            "at::Tensor& add___Tensor_kernel_impl(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha)");
   EXPECT_EQ(decl("add.out"),
             "at::Tensor& add__out_kernel_impl(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha, at::Tensor& out)");
-  EXPECT_EQ(decl("clamp.default"),
-            "at::Tensor clamp__default_kernel_impl(const at::Tensor& self, const c10::optional<at::Scalar>& min, const c10::optional<at::Scalar>& max)");
+  EXPECT_EQ(
+      decl("clamp.default"),
+      "at::Tensor clamp__default_kernel_impl(const at::Tensor& self, const c10::optional<at::Scalar>& min, const c10::optional<at::Scalar>& max)");
   EXPECT_EQ(decl("cat.default"), "at::Tensor cat__default_kernel_impl(at::TensorList tensors, int64_t dim)");
   EXPECT_EQ(decl("max.dim"), "::std::tuple<at::Tensor,at::Tensor> max__dim_kernel_impl(const at::Tensor& self, int64_t dim, bool keepdim)");
-  EXPECT_EQ(decl("sum.dim_IntList"),
-            "at::Tensor sum__dim_IntList_kernel_impl(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, c10::optional<at::ScalarType> dtype)");
+  EXPECT_EQ(
+      decl("sum.dim_IntList"),
+      "at::Tensor sum__dim_IntList_kernel_impl(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, c10::optional<at::ScalarType> dtype)");
 }
 
 TEST(LoaderSignature, RegisteredSchemaKeepsAliasAnnotations) {
@@ -61,9 +64,7 @@ TEST(LoaderSignature, UnknownOverloadIsNamed) {
   try {
     aten_schema("relu.nope");
     FAIL();
-  } catch (const std::exception& e) {
-    EXPECT_NE(std::string(e.what()).find("relu.nope"), std::string::npos);
-  }
+  } catch (const std::exception& e) { EXPECT_NE(std::string(e.what()).find("relu.nope"), std::string::npos); }
 }
 
 TEST(LoaderFolders, RoundTrip) {

@@ -96,7 +96,8 @@ TEST(SubmissionFiles, OpFolderThatIsALinkToAnotherDirectoryIsRefused) {
   const OpFolder* f = find(scan, "relu.default");
   ASSERT_NE(f, nullptr) << "the op is listed, to fail with the reason";
   EXPECT_TRUE(f->source.empty()) << "nothing is looked up through the link";
-  EXPECT_EQ(build_error(d, "relu.default"), "relu__default: a symbolic link (to " + (fs::path(d.path) / "someone-else" / "relu__default").string() +
+  EXPECT_EQ(build_error(d, "relu.default"), "relu__default: a symbolic link (to " +
+                                                (fs::path(d.path) / "someone-else" / "relu__default").string() +
                                                 "); submissions may hold only regular files and directories");
 }
 
@@ -177,9 +178,7 @@ TEST(SubmissionFiles, HardLinkedSourceIsRefused) {
 TEST(SubmissionFiles, SparseTwoGiBFileIsRefusedFromItsSizeWithoutReading) {
   TempDir d;
   const fs::path big = relu_folder(d) / "data.bin";
-  {
-    std::ofstream(big).put('x');
-  }
+  { std::ofstream(big).put('x'); }
   fs::resize_file(big, 2ull << 30);
   const long rss0 = max_rss_kib();
   const auto t0 = std::chrono::steady_clock::now();
@@ -201,15 +200,17 @@ TEST(SubmissionFiles, LinkLoopFailsOnlyItsOpAndTheOtherOpIsRead) {
   const fs::path sub = fs::path(d.path) / "sub";
   write(sub / "relu__default" / "relu__default_implementation.cpp", kRelu);
   fs::create_symlink("loop", sub / "relu__default" / "loop");  // a link to itself: ELOOP when followed
-  fs::create_symlink("mm__default", sub / "mm__default");        // an op folder that loops
+  fs::create_symlink("mm__default", sub / "mm__default");      // an op folder that loops
   write(sub / "add__Tensor" / "add__Tensor_implementation.cpp",
         "#include <ATen/ATen.h>\nat::Tensor add__Tensor_kernel_impl(const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {\n"
         "  return a + b * alpha;\n}\n");
   const ScanResult scan = scan_submission(sub.string());
   ASSERT_EQ(scan.ops.size(), 3u);
   ASSERT_NE(find(scan, "add.Tensor"), nullptr);
-  EXPECT_EQ(build_error(d, "mm.default"), "mm__default: a symbolic link (to mm__default); submissions may hold only regular files and directories");
-  EXPECT_EQ(build_error(d, "relu.default"), "relu__default/loop: a symbolic link (to loop); submissions may hold only regular files and directories");
+  EXPECT_EQ(build_error(d, "mm.default"),
+            "mm__default: a symbolic link (to mm__default); submissions may hold only regular files and directories");
+  EXPECT_EQ(build_error(d, "relu.default"),
+            "relu__default/loop: a symbolic link (to loop); submissions may hold only regular files and directories");
   BuildResult add = build(*find(scan, "add.Tensor"), options(sub.string()));
   EXPECT_TRUE(add.ok) << add.error;
 }

@@ -51,9 +51,7 @@ TEST(WireHostile, FlippedBytesNeverEscapeAsOtherErrors) {
       try {
         decode(b.data(), b.size());
       } catch (const WireError&) {
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << "byte " << i << " = " << int(v) << ": " << e.what();
-      }
+      } catch (const std::exception& e) { ADD_FAILURE() << "byte " << i << " = " << int(v) << ": " << e.what(); }
     }
 }
 
@@ -68,8 +66,7 @@ TEST(WireHostile, FuzzCorpusAndRegressionsDecodeOrFailCleanly) {
     std::string s = ss.str();
     try {
       decode(reinterpret_cast<const uint8_t*>(s.data()), s.size());
-    } catch (const WireError&) {
-    }
+    } catch (const WireError&) {}
     ++n;
   }
   EXPECT_GE(n, 9u);

@@ -17,10 +17,11 @@ int main(int argc, char** argv) {
     for (const auto& s : info.exports) std::cout << "export " << kg::policy::demangle(s) << "\t" << s << "\n";
     for (const auto& s : info.library_strings) std::cout << "string " << s << "\n";
     for (const auto& c : info.counter_reads) std::cout << "counter " << c << "\n";
-    std::cout << "textrel " << info.textrel << " wx " << info.wx_segment << " execstack " << info.exec_stack
-              << " init_array " << info.init_array_size << "\n";
+    std::cout << "textrel " << info.textrel << " wx " << info.wx_segment << " execstack " << info.exec_stack << " init_array "
+              << info.init_array_size << "\n";
     const auto pol = kg::policy::load(argc > 3 ? argv[3] : "competition");
-    for (const auto& f : kg::policy::inspect_artifact(info, pol, argc > 2 ? argv[2] : "")) std::cout << "FINDING " << f.rule << ": " << f.evidence << "\n";
+    for (const auto& f : kg::policy::inspect_artifact(info, pol, argc > 2 ? argv[2] : ""))
+      std::cout << "FINDING " << kg::policy::rule_id(f.rule) << ": " << f.evidence << "\n";
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";
     return 1;

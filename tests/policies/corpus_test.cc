@@ -39,8 +39,8 @@ struct Corpus {
   std::string root() const { return KG_CORPUS_DIR "/" + kind; }
 };
 
-const Corpus kExploitCorpus{"exploits", true, false}, kLegitCorpus{"legit", false, false},
-    kCudaExploitCorpus{"exploits-cuda", true, true}, kCudaLegitCorpus{"legit-cuda", false, true};
+const Corpus kExploitCorpus{"exploits", true, false}, kLegitCorpus{"legit", false, false}, kCudaExploitCorpus{"exploits-cuda", true, true},
+    kCudaLegitCorpus{"legit-cuda", false, true};
 
 // The cuda corpora launch only where the NVIDIA driver is present (tools/gpu-check runs them).
 bool have_gpu() {
@@ -218,14 +218,12 @@ TEST(CorpusLayout, SizesRulesAndHeaders) {
   }
   // Every section-B rule that applies to the cpu kind has at least one exploit.
   for (const char* rule : {"fallback_to_torch", "forbidden_library", "trivial_output", "unwritten_output", "input_mutated",
-                           "replayed_output", "stateful_output", "nondeterministic_output", "async_escape",
-                           "impossible_speed", "timer_tampering", "cache_tampering", "shape_specialisation",
-                           "protocol_violation"})
+                           "replayed_output", "stateful_output", "nondeterministic_output", "async_escape", "impossible_speed",
+                           "timer_tampering", "cache_tampering", "shape_specialisation", "protocol_violation"})
     EXPECT_TRUE(covered.count(rule)) << "no exploit for " << rule;
   // The GPU cheats, in the cuda kind: a kernel that is never launched, work escaping the timed
   // stream, the device's persisting L2, and the ones that matter most again on the device.
-  for (const char* rule : {"no_device_work", "async_escape", "cache_tampering", "fallback_to_torch", "timer_tampering",
-                           "replayed_output"})
+  for (const char* rule : {"no_device_work", "async_escape", "cache_tampering", "fallback_to_torch", "timer_tampering", "replayed_output"})
     EXPECT_TRUE(covered_cuda.count(rule)) << "no cuda exploit for " << rule;
 }
 

@@ -1,4 +1,4 @@
-// PolicyCli: `kernelgate policy show|list` (tools/cmd_policy.cc), its output and exit codes.
+// PolicyCli: `kernelgate policy show|list|schema` (tools/cmd_policy.cc), its output and exit codes.
 #include "policy_test_util.h"
 
 int kg_cmd_policy(int argc, char** argv);
@@ -85,8 +85,17 @@ TEST(PolicyCli, ListReportsABrokenProfile) {
   EXPECT_NE(r.out.find("fine"), std::string::npos);
 }
 
+TEST(PolicyCli, SchemaPrintsTheKeyTable) {
+  CliResult r = run_policy({"schema"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_EQ(r.out, schema_table());
+  EXPECT_NE(r.out.find("| `timing.min_reps` | integer |"), std::string::npos) << r.out;
+}
+
 TEST(PolicyCli, BadUsageExits2) {
-  for (auto args : std::vector<std::vector<std::string>>{{}, {"frobnicate"}, {"show", "a", "b"}, {"list", "x"}, {"show", "--all"}}) {
+  for (auto args :
+       std::vector<std::vector<std::string>>{{}, {"frobnicate"}, {"show", "a", "b"}, {"list", "x"}, {"show", "--all"}, {"schema", "x"}}) {
     CliResult r = run_policy(args);
     EXPECT_EQ(r.rc, 2);
     EXPECT_NE(r.err.find("usage:"), std::string::npos) << r.err;

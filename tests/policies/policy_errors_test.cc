@@ -7,8 +7,7 @@ namespace {
 
 TEST(PolicyErrors, TomlSyntaxError) {
   // Line 3, the value is cut off after '='.
-  EXPECT_POLICY_ERROR("name = \"x\"\n[tolerance.f32]\natol = \n", "bad.toml:3:", "TOML syntax error",
-                      "tolerance.f32.atol");
+  EXPECT_POLICY_ERROR("name = \"x\"\n[tolerance.f32]\natol = \n", "bad.toml:3:", "TOML syntax error", "tolerance.f32.atol");
 }
 
 TEST(PolicyErrors, TomlSyntaxErrorInHeader) {
@@ -26,23 +25,21 @@ TEST(PolicyErrors, DuplicateKeyIsASyntaxError) {
 }
 
 TEST(PolicyErrors, UnknownTopLevelKey) {
-  EXPECT_POLICY_ERROR("name = \"x\"\n[tolerances.f32]\natol = 1e-5\n", "bad.toml:2:2:", "key 'tolerances'",
-                      "unknown key", "did you mean 'tolerance'?");
+  EXPECT_POLICY_ERROR("name = \"x\"\n[tolerances.f32]\natol = 1e-5\n", "bad.toml:2:2:", "key 'tolerances'", "unknown key",
+                      "did you mean 'tolerance'?");
 }
 
 TEST(PolicyErrors, UnknownKeyInTolerance) {
-  EXPECT_POLICY_ERROR("[tolerance.f32]\natoll = 1e-5\n", "bad.toml:2:1:", "key 'tolerance.f32.atoll'",
-                      "unknown key", "did you mean 'atol'?");
+  EXPECT_POLICY_ERROR("[tolerance.f32]\natoll = 1e-5\n", "bad.toml:2:1:", "key 'tolerance.f32.atoll'", "unknown key",
+                      "did you mean 'atol'?");
 }
 
 TEST(PolicyErrors, UnknownKeyInTiming) {
-  EXPECT_POLICY_ERROR("[timing]\nwarmup = 3\nmin_rep = 10\n", "bad.toml:3:1:", "key 'timing.min_rep'",
-                      "did you mean 'min_reps'?");
+  EXPECT_POLICY_ERROR("[timing]\nwarmup = 3\nmin_rep = 10\n", "bad.toml:3:1:", "key 'timing.min_rep'", "did you mean 'min_reps'?");
 }
 
 TEST(PolicyErrors, UnknownKeyInLimits) {
-  EXPECT_POLICY_ERROR("[limits]\ncompile_time = 60\n", "bad.toml:2:1:", "key 'limits.compile_time'",
-                      "did you mean 'compile_time_s'?");
+  EXPECT_POLICY_ERROR("[limits]\ncompile_time = 60\n", "bad.toml:2:1:", "key 'limits.compile_time'", "did you mean 'compile_time_s'?");
 }
 
 TEST(PolicyErrors, UnknownKeyInLibrariesAndTrials) {
@@ -56,13 +53,11 @@ TEST(PolicyErrors, WrongTypeString) {
 }
 
 TEST(PolicyErrors, WrongTypeFloatForInteger) {
-  EXPECT_POLICY_ERROR("[timing]\nmin_reps = 2.5\n", "bad.toml:2:12:", "key 'timing.min_reps'",
-                      "expected an integer, got a float");
+  EXPECT_POLICY_ERROR("[timing]\nmin_reps = 2.5\n", "bad.toml:2:12:", "key 'timing.min_reps'", "expected an integer, got a float");
 }
 
 TEST(PolicyErrors, WrongTypeForNumber) {
-  EXPECT_POLICY_ERROR("[tolerance.f16]\natol = \"1e-3\"\n", "bad.toml:2:8:", "key 'tolerance.f16.atol'",
-                      "expected a number, got a string");
+  EXPECT_POLICY_ERROR("[tolerance.f16]\natol = \"1e-3\"\n", "bad.toml:2:8:", "key 'tolerance.f16.atol'", "expected a number, got a string");
 }
 
 TEST(PolicyErrors, WrongTypeForBoolean) {
@@ -71,8 +66,7 @@ TEST(PolicyErrors, WrongTypeForBoolean) {
 
 TEST(PolicyErrors, WrongTypeForTable) {
   EXPECT_POLICY_ERROR("rules = \"strict\"\n", "bad.toml:1:9:", "key 'rules'", "expected a table, got a string");
-  EXPECT_POLICY_ERROR("[tolerance]\nf32 = 1e-5\n", "bad.toml:2:7:", "key 'tolerance.f32'", "expected a table",
-                      "atol = ..., rtol = ...");
+  EXPECT_POLICY_ERROR("[tolerance]\nf32 = 1e-5\n", "bad.toml:2:7:", "key 'tolerance.f32'", "expected a table", "atol = ..., rtol = ...");
 }
 
 TEST(PolicyErrors, WrongTypeForName) {
@@ -92,28 +86,27 @@ TEST(PolicyErrors, NonFiniteTolerance) {
 }
 
 TEST(PolicyErrors, UnknownRuleId) {
-  EXPECT_POLICY_ERROR("[rules]\nfallback_to_torch = \"reject\"\ntrival_output = \"flag\"\n", "bad.toml:3:1:",
-                      "key 'rules.trival_output'", "unknown rule id", "did you mean 'trivial_output'?");
+  EXPECT_POLICY_ERROR("[rules]\nfallback_to_torch = \"reject\"\ntrival_output = \"flag\"\n", "bad.toml:3:1:", "key 'rules.trival_output'",
+                      "unknown rule id", "did you mean 'trivial_output'?");
 }
 
 TEST(PolicyErrors, ShortenedRuleIdIsSuggested) {
-  EXPECT_POLICY_ERROR("[rules]\nfallback = \"off\"\n", "bad.toml:2:1:", "key 'rules.fallback'",
-                      "did you mean 'fallback_to_torch'?");
+  EXPECT_POLICY_ERROR("[rules]\nfallback = \"off\"\n", "bad.toml:2:1:", "key 'rules.fallback'", "did you mean 'fallback_to_torch'?");
 }
 
 TEST(PolicyErrors, UnknownAction) {
-  EXPECT_POLICY_ERROR("[rules]\nasync_escape = \"warn\"\n", "bad.toml:2:16:", "key 'rules.async_escape'",
-                      "unknown action \"warn\"", "\"reject\", \"flag\" or \"off\"");
+  EXPECT_POLICY_ERROR("[rules]\nasync_escape = \"warn\"\n", "bad.toml:2:16:", "key 'rules.async_escape'", "unknown action \"warn\"",
+                      "\"reject\", \"flag\" or \"off\"");
   EXPECT_POLICY_ERROR("[rules]\nasync_escape = \"Reject\"\n", "bad.toml:2:16:", "unknown action");
   EXPECT_POLICY_ERROR("[rules]\nasync_escape = true\n", "bad.toml:2:16:", "expected a string, got a boolean");
 }
 
 TEST(PolicyErrors, UnknownDtype) {
-  EXPECT_POLICY_ERROR("[tolerance.float32]\natol = 1e-5\n", "bad.toml:1:", "key 'tolerance.float32'",
-                      "unknown dtype 'float32'", "did you mean 'f32'?");
+  EXPECT_POLICY_ERROR("[tolerance.float32]\natol = 1e-5\n", "bad.toml:1:", "key 'tolerance.float32'", "unknown dtype 'float32'",
+                      "did you mean 'f32'?");
   EXPECT_POLICY_ERROR("[tolerance.fp8]\natol = 1\n", "bad.toml:1:", "unknown dtype 'fp8'");
-  EXPECT_POLICY_ERROR("[op.\"mm.default\".f23]\natol = 1\n", "bad.toml:1:", "key 'op.\"mm.default\".f23'",
-                      "unknown dtype 'f23'", "did you mean 'f32'?");
+  EXPECT_POLICY_ERROR("[op.\"mm.default\".f23]\natol = 1\n", "bad.toml:1:", "key 'op.\"mm.default\".f23'", "unknown dtype 'f23'",
+                      "did you mean 'f32'?");
 }
 
 TEST(PolicyErrors, IntegerDtypeHasNoTolerance) {
@@ -122,15 +115,13 @@ TEST(PolicyErrors, IntegerDtypeHasNoTolerance) {
 
 TEST(PolicyErrors, OpNames) {
   EXPECT_POLICY_ERROR("[op.mm.f32]\natol = 1\n", "bad.toml:1:", "key 'op.mm'", "not an op overload name");
-  EXPECT_POLICY_ERROR("[op.\"aten.mm.default\".f32]\natol = 1\n", "bad.toml:1:", "without the namespace",
-                      "\"mm.default\"");
+  EXPECT_POLICY_ERROR("[op.\"aten.mm.default\".f32]\natol = 1\n", "bad.toml:1:", "without the namespace", "\"mm.default\"");
   EXPECT_POLICY_ERROR("[op.\"mm.default\"]\natol = 1e-3\n", "bad.toml:2:1:", "op overrides are per dtype");
 }
 
 TEST(PolicyErrors, Ranges) {
   EXPECT_POLICY_ERROR("[trials]\ncorrectness = 0\n", "bad.toml:2:15:", "key 'trials.correctness'", "between 1 and");
-  EXPECT_POLICY_ERROR("[timing]\nmin_reps = 10\nmax_reps = 5\n", "bad.toml:3:12:", "key 'timing.max_reps'",
-                      "below min_reps");
+  EXPECT_POLICY_ERROR("[timing]\nmin_reps = 10\nmax_reps = 5\n", "bad.toml:3:12:", "key 'timing.max_reps'", "below min_reps");
   EXPECT_POLICY_ERROR("[limits]\nrun_memory_mb = 0\n", "bad.toml:2:17:", "key 'limits.run_memory_mb'", "0 is out of range (1 <= x");
   EXPECT_POLICY_ERROR("[timing]\nmin_seconds = -0.5\n", "bad.toml:2:15:", "key 'timing.min_seconds'", "-0.5 is out of range (0 <= x");
   EXPECT_POLICY_ERROR("[timing]\nrotation_mib = -1\n", "bad.toml:2:16:", "key 'timing.rotation_mib'", "between 0 and");
@@ -140,10 +131,9 @@ TEST(PolicyErrors, Ranges) {
 }
 
 TEST(PolicyErrors, Libraries) {
-  EXPECT_POLICY_ERROR("[libraries]\nallowed = \"cublas\"\n", "bad.toml:2:11:", "key 'libraries.allowed'",
-                      "expected an array");
-  EXPECT_POLICY_ERROR("[libraries]\nallowed = [\"cublas\", \"cudnnn\"]\n", "bad.toml:2:22:",
-                      "key 'libraries.allowed[1]'", "unknown library \"cudnnn\"", "did you mean 'cudnn'?");
+  EXPECT_POLICY_ERROR("[libraries]\nallowed = \"cublas\"\n", "bad.toml:2:11:", "key 'libraries.allowed'", "expected an array");
+  EXPECT_POLICY_ERROR("[libraries]\nallowed = [\"cublas\", \"cudnnn\"]\n", "bad.toml:2:22:", "key 'libraries.allowed[1]'",
+                      "unknown library \"cudnnn\"", "did you mean 'cudnn'?");
   EXPECT_POLICY_ERROR("[libraries]\nallowed = [\"cub\", \"cub\"]\n", "bad.toml:2:19:", "listed twice");
   EXPECT_POLICY_ERROR("[libraries]\nallowed = [1]\n", "bad.toml:2:12:", "expected a string");
 }
@@ -173,15 +163,11 @@ TEST(PolicyErrors, FileErrorsNameTheFileFromLoad) {
   try {
     load(path);
     FAIL();
-  } catch (const PolicyError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(path + ":4:1: key 'rules.replayed_outptu'", 0), 0u) << e.what();
-  }
+  } catch (const PolicyError& e) { EXPECT_EQ(std::string(e.what()).rfind(path + ":4:1: key 'rules.replayed_outptu'", 0), 0u) << e.what(); }
   try {
     load(t.path() + "/");
     FAIL();
-  } catch (const PolicyError& e) {
-    EXPECT_NE(std::string(e.what()).find("directory"), std::string::npos) << e.what();
-  }
+  } catch (const PolicyError& e) { EXPECT_NE(std::string(e.what()).find("directory"), std::string::npos) << e.what(); }
 }
 
 }  // namespace

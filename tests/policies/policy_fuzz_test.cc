@@ -17,8 +17,7 @@ std::string read(const std::string& path) {
 
 TEST(PolicyFuzz, MutatedProfilesFailCleanly) {
   test::PolicyDirOverride dir(KG_TEST_SHIPPED_DIR);
-  const std::vector<std::string> seeds = {read(profile_dir() + "/competition.toml"),
-                                          read(profile_dir() + "/backendbench.toml"),
+  const std::vector<std::string> seeds = {read(profile_dir() + "/competition.toml"), read(profile_dir() + "/backendbench.toml"),
                                           read(profile_dir() + "/audit.toml")};
   static const char kAlphabet[] = "[]{}\".=,#\n -+e0123456789abcdefgrtxnl_\\'\x00\xff";
   const std::string alphabet(kAlphabet, sizeof kAlphabet - 1);  // keeps the NUL byte
@@ -45,9 +44,7 @@ TEST(PolicyFuzz, MutatedProfilesFailCleanly) {
     } catch (const PolicyError& e) {
       ++rejected;
       EXPECT_EQ(std::string(e.what()).rfind("fuzz.toml", 0), 0u) << e.what();
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "non-PolicyError exception: " << e.what() << "\n" << s;
-    }
+    } catch (const std::exception& e) { ADD_FAILURE() << "non-PolicyError exception: " << e.what() << "\n" << s; }
   }
   EXPECT_GT(parsed, 0);
   EXPECT_GT(rejected, 0);

@@ -20,9 +20,7 @@ std::string load_error(const std::string& path) {
   auto done = std::async(std::launch::async, [&]() -> std::string {
     try {
       load(path);
-    } catch (const PolicyError& e) {
-      return e.what();
-    }
+    } catch (const PolicyError& e) { return e.what(); }
     return "";
   });
   if (done.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
@@ -124,14 +122,10 @@ struct Key {
   const char* range;  // as the message states it
 };
 const Key kRangedKeys[] = {
-    {"limits", "compile_time_s", "(0 < x <= 3600)"},
-    {"limits", "run_call_time_s", "(0 < x <= 3600)"},
-    {"limits", "compile_memory_mb", "(1 <= x <= 16777216)"},
-    {"limits", "run_memory_mb", "(1 <= x <= 16777216)"},
-    {"timing", "min_seconds", "(0 <= x <= 3600)"},
-    {"tolerance.f32", "atol", "(0 <= x <= 1e+09)"},
-    {"tolerance.bf16", "rtol", "(0 <= x <= 1e+09)"},
-    {"op.\"mm.default\".f32", "atol", "(0 <= x <= 1e+09)"},
+    {"limits", "compile_time_s", "(0 < x <= 3600)"},         {"limits", "run_call_time_s", "(0 < x <= 3600)"},
+    {"limits", "compile_memory_mb", "(1 <= x <= 16777216)"}, {"limits", "run_memory_mb", "(1 <= x <= 16777216)"},
+    {"timing", "min_seconds", "(0 <= x <= 3600)"},           {"tolerance.f32", "atol", "(0 <= x <= 1e+09)"},
+    {"tolerance.bf16", "rtol", "(0 <= x <= 1e+09)"},         {"op.\"mm.default\".f32", "atol", "(0 <= x <= 1e+09)"},
 };
 
 TEST(PolicyInput, EveryNumericKeyOutOfRangeNamesFileLineAndKey) {

@@ -15,8 +15,7 @@ TEST(PolicyLookup, BuiltinDefaultsAreTorchTesting) {
 }
 
 TEST(PolicyLookup, IntegersBoolsAndUnknownDtypesAreExact) {
-  for (const char* d : {"i64", "i32", "u8", "b8", "f8e4m3fn", "float32", ""})
-    EXPECT_EQ(builtin_tolerance(d), (Tolerance{0, 0})) << d;
+  for (const char* d : {"i64", "i32", "u8", "b8", "f8e4m3fn", "float32", ""}) EXPECT_EQ(builtin_tolerance(d), (Tolerance{0, 0})) << d;
   Policy p;  // nothing set: still exact
   EXPECT_EQ(p.tolerance_for("add.Tensor", "i64"), (Tolerance{0, 0}));
 }
@@ -55,7 +54,8 @@ TEST(PolicyLookup, ParsedPrecedence) {
 rtol = 1e-5
 [op."_softmax.default".f32]
 atol = 1e-6
-)", "t.toml");
+)",
+                   "t.toml");
   // Unset atol of the dtype keeps the built-in default; unset rtol of the op inherits the dtype's.
   EXPECT_EQ(p.tolerance_for("add.Tensor", "f32"), (Tolerance{1e-5, 1e-5}));
   EXPECT_EQ(p.tolerance_for("_softmax.default", "f32"), (Tolerance{1e-6, 1e-5}));
@@ -74,7 +74,8 @@ TEST(PolicyLookup, ParsedActions) {
 impossible_speed = "flag"
 no_device_work = "off"
 fallback_to_torch = "reject"
-)", "t.toml");
+)",
+                   "t.toml");
   EXPECT_EQ(p.action_for("impossible_speed"), Action::Flag);
   EXPECT_EQ(p.action_for("no_device_work"), Action::Off);
   EXPECT_EQ(p.action_for("fallback_to_torch"), Action::Reject);
@@ -90,10 +91,9 @@ TEST(PolicyLookup, ActionNames) {
 TEST(PolicyLookup, KnownRulesAreThreatsSectionB) {
   const auto& r = known_rules();
   EXPECT_EQ(r.size(), 16u);
-  for (const char* id : {"fallback_to_torch", "forbidden_library", "trivial_output", "unwritten_output",
-                         "input_mutated", "replayed_output", "stateful_output", "nondeterministic_output",
-                         "async_escape", "impossible_speed", "timer_tampering", "cache_tampering",
-                         "shape_specialisation", "no_device_work", "protocol_violation", "sandbox_violation"})
+  for (const char* id : {"fallback_to_torch", "forbidden_library", "trivial_output", "unwritten_output", "input_mutated", "replayed_output",
+                         "stateful_output", "nondeterministic_output", "async_escape", "impossible_speed", "timer_tampering",
+                         "cache_tampering", "shape_specialisation", "no_device_work", "protocol_violation", "sandbox_violation"})
     EXPECT_NE(std::find(r.begin(), r.end(), id), r.end()) << id;
 }
 
@@ -128,7 +128,8 @@ compile_time_s = 30
 compile_memory_mb = 1024.5
 run_call_time_s = 2.5
 run_memory_mb = 512
-)", "x.toml");
+)",
+                   "x.toml");
   EXPECT_EQ(p.name, "n");
   EXPECT_EQ(p.description, "d");
   EXPECT_EQ(p.allowed_libraries, (std::vector<std::string>{"cublas", "cub"}));

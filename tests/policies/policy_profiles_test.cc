@@ -124,9 +124,7 @@ TEST(PolicyProfiles, MissingFileIsNamed) {
   try {
     load("/nonexistent/dir/mine.toml");
     FAIL();
-  } catch (const PolicyError& e) {
-    EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/mine.toml"), std::string::npos) << e.what();
-  }
+  } catch (const PolicyError& e) { EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/mine.toml"), std::string::npos) << e.what(); }
 }
 
 TEST(PolicyProfiles, ProfileNameWrittenAsFileGetsAHint) {
@@ -134,9 +132,7 @@ TEST(PolicyProfiles, ProfileNameWrittenAsFileGetsAHint) {
   try {
     load("rl-reward.toml");  // a path relative to the working directory, not the profile
     FAIL();
-  } catch (const PolicyError& e) {
-    EXPECT_NE(std::string(e.what()).find("write \"rl-reward\""), std::string::npos) << e.what();
-  }
+  } catch (const PolicyError& e) { EXPECT_NE(std::string(e.what()).find("write \"rl-reward\""), std::string::npos) << e.what(); }
 }
 
 TEST(PolicyProfiles, EnvironmentOverridesProfileDir) {
@@ -167,7 +163,8 @@ TEST(PolicyProfiles, BaseProfileThenDifferences) {
 impossible_speed = "flag"
 [op."mm.default".f32]
 atol = 2e-3
-)", "mine.toml");
+)",
+                   "mine.toml");
   Policy c = load("competition");
   EXPECT_EQ(p.name, "mine");
   EXPECT_EQ(p.description, "");  // never inherited: it would describe the base, not this file

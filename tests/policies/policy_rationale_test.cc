@@ -4,7 +4,7 @@
 //
 // Model: eager sums pairwise (cascade, as PyTorch's CPU sum and the blocked GPU reductions do);
 // the worst honest kernel sums with one sequential float32 accumulator. A downgraded kernel rounds
-// its inputs to TF32 (10 mantissa bits) or bf16 (7) before multiplying (THREATS.md B15).
+// its inputs to TF32 (10 mantissa bits) or bf16 (7) before multiplying (docs/threats.md B15).
 #include "policy_test_util.h"
 
 #include <cmath>

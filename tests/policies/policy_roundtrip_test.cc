@@ -12,9 +12,7 @@ void expect_round_trip(const Policy& p) {
   Policy q;
   try {
     q = parse(text, "roundtrip.toml");
-  } catch (const PolicyError& e) {
-    FAIL() << e.what() << "\n--- text:\n" << text;
-  }
+  } catch (const PolicyError& e) { FAIL() << e.what() << "\n--- text:\n" << text; }
   EXPECT_TRUE(q == p) << "--- original:\n" << text << "--- reparsed:\n" << q.to_toml();
   q.source = p.source;
   EXPECT_EQ(q.to_toml(), text);  // and the text is a fixed point
@@ -32,9 +30,9 @@ TEST(PolicyRoundTrip, AwkwardValues) {
   Policy p = parse("", "awkward.toml");
   p.name = "we\"ird \\ name";
   p.description = "line one\nline two\ttab \x01 control, unicode: \xc3\xa9\xe2\x9c\x93";
-  p.tolerances["f32"] = {0.1 + 0.2, 1.0 / 3.0};                        // not short in decimal
+  p.tolerances["f32"] = {0.1 + 0.2, 1.0 / 3.0};                          // not short in decimal
   p.tolerances["f64"] = {std::numeric_limits<double>::denorm_min(), 0};  // smallest and zero
-  p.tolerances["bf16"] = {1e9, std::nextafter(1e-2, 1.0)};  // the largest tolerance
+  p.tolerances["bf16"] = {1e9, std::nextafter(1e-2, 1.0)};               // the largest tolerance
   p.op_tolerances["_softmax.default"]["f32"] = {1e-5, 1e-4};
   p.op_tolerances["add_.Tensor"]["c64"] = {7, 0.5};
   p.rules["impossible_speed"] = Action::Flag;
@@ -47,7 +45,7 @@ TEST(PolicyRoundTrip, AwkwardValues) {
   p.timing_max_reps = 1;
   p.timing_min_seconds = 0;
   p.timing_rotation_mib = 0;
-  p.compile_time_s = 60;  // integral doubles must print as floats
+  p.compile_time_s = 60;           // integral doubles must print as floats
   p.compile_memory_mb = 16777216;  // the largest memory limit
   p.run_call_time_s = 0.001;
   p.run_memory_mb = 123.456;
@@ -75,7 +73,7 @@ TEST(PolicyRoundTrip, OutputMentionsEveryRuleAndDtype) {
   for (const auto& r : known_rules()) EXPECT_NE(text.find("\n" + r + " = "), std::string::npos) << r;
   for (const auto& d : float_dtypes()) EXPECT_NE(text.find("\n" + d + " = {"), std::string::npos) << d;
   EXPECT_NE(text.find("[op.\"mm.default\"]"), std::string::npos);  // inherited from competition
-  EXPECT_EQ(text.find("base ="), std::string::npos);                // effective settings, no indirection
+  EXPECT_EQ(text.find("base ="), std::string::npos);               // effective settings, no indirection
 }
 
 }  // namespace

@@ -20,20 +20,17 @@ namespace kg::policy::test {
 inline std::string error_of(const std::string& text, const std::string& source = "bad.toml") {
   try {
     parse(text, source);
-  } catch (const PolicyError& e) {
-    return e.what();
-  }
+  } catch (const PolicyError& e) { return e.what(); }
   ADD_FAILURE() << "expected a PolicyError for:\n" << text;
   return "";
 }
 
 // Asserts that parsing `text` fails with a message containing every one of `parts`.
-#define EXPECT_POLICY_ERROR(text, ...)                                         \
-  do {                                                                         \
-    const std::string msg_ = ::kg::policy::test::error_of(text);               \
-    for (const char* part_ : std::initializer_list<const char*>{__VA_ARGS__})  \
-      EXPECT_NE(msg_.find(part_), std::string::npos)                           \
-          << "missing \"" << part_ << "\" in: " << msg_;                      \
+#define EXPECT_POLICY_ERROR(text, ...)                                                              \
+  do {                                                                                              \
+    const std::string msg_ = ::kg::policy::test::error_of(text);                                    \
+    for (const char* part_ : std::initializer_list<const char*>{__VA_ARGS__})                       \
+      EXPECT_NE(msg_.find(part_), std::string::npos) << "missing \"" << part_ << "\" in: " << msg_; \
   } while (0)
 
 // A scratch directory removed at the end of the test.

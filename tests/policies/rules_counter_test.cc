@@ -18,28 +18,28 @@ size_t length_of(std::vector<uint8_t> bytes) {
 }
 
 TEST(RulesCounter, DecoderLengthsOfKnownEncodings) {
-  EXPECT_EQ(length_of({0x0f, 0x31}), 2u);                                      // rdtsc
-  EXPECT_EQ(length_of({0x0f, 0x01, 0xf9}), 3u);                                // rdtscp
-  EXPECT_EQ(length_of({0xb9, 0x0f, 0x31, 0x90, 0x90}), 5u);                    // mov $imm32, %ecx
-  EXPECT_EQ(length_of({0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8}), 10u);             // movabs $imm64, %rax
-  EXPECT_EQ(length_of({0x66, 0xb8, 1, 2}), 4u);                                // mov $imm16, %ax
-  EXPECT_EQ(length_of({0x66, 0x81, 0xc0, 1, 2}), 5u);                          // add $imm16, %ax
-  EXPECT_EQ(length_of({0xf6, 0xc1, 0x01}), 3u);                                // test $1, %cl
-  EXPECT_EQ(length_of({0xf6, 0xd1}), 2u);                                      // not %cl: no immediate
-  EXPECT_EQ(length_of({0xc8, 0x10, 0x00, 0x00}), 4u);                          // enter $16, $0
-  EXPECT_EQ(length_of({0xa1, 1, 2, 3, 4, 5, 6, 7, 8}), 9u);                    // mov moffs64, %eax
-  EXPECT_EQ(length_of({0x8b, 0x84, 0x24, 1, 2, 3, 4}), 7u);                    // mov disp32(%rsp), %eax
-  EXPECT_EQ(length_of({0x8b, 0x05, 1, 2, 3, 4}), 6u);                          // mov disp32(%rip), %eax
-  EXPECT_EQ(length_of({0x66, 0x0f, 0x3a, 0x0f, 0xc1, 0x08}), 6u);              // palignr $8, %xmm1, %xmm0
-  EXPECT_EQ(length_of({0xc5, 0xfc, 0x58, 0xc1}), 4u);                          // vaddps %ymm1, %ymm0, %ymm0
-  EXPECT_EQ(length_of({0xc4, 0xe3, 0x7d, 0x18, 0xc1, 0x01}), 6u);              // vinsertf128 $1
-  EXPECT_EQ(length_of({0x62, 0xf1, 0x7c, 0x48, 0x58, 0xc1}), 6u);              // vaddps %zmm1, %zmm0, %zmm0
-  EXPECT_EQ(length_of({0xc5, 0xf8, 0x77}), 3u);                                // vzeroupper
-  EXPECT_EQ(length_of({0x0f, 0x1f, 0x84, 0x00, 0, 0, 0, 0}), 8u);              // nopl 0(%rax,%rax)
-  EXPECT_EQ(length_of({0xe8, 0, 0, 0, 0}), 5u);                                // call rel32
-  EXPECT_EQ(length_of({0x06}), 0u);                                            // push %es: invalid in 64-bit mode
-  EXPECT_EQ(length_of({0x0f}), 0u);                                            // truncated
-  EXPECT_EQ(length_of(std::vector<uint8_t>(15, 0x66)), 0u);                    // only prefixes
+  EXPECT_EQ(length_of({0x0f, 0x31}), 2u);                           // rdtsc
+  EXPECT_EQ(length_of({0x0f, 0x01, 0xf9}), 3u);                     // rdtscp
+  EXPECT_EQ(length_of({0xb9, 0x0f, 0x31, 0x90, 0x90}), 5u);         // mov $imm32, %ecx
+  EXPECT_EQ(length_of({0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8}), 10u);  // movabs $imm64, %rax
+  EXPECT_EQ(length_of({0x66, 0xb8, 1, 2}), 4u);                     // mov $imm16, %ax
+  EXPECT_EQ(length_of({0x66, 0x81, 0xc0, 1, 2}), 5u);               // add $imm16, %ax
+  EXPECT_EQ(length_of({0xf6, 0xc1, 0x01}), 3u);                     // test $1, %cl
+  EXPECT_EQ(length_of({0xf6, 0xd1}), 2u);                           // not %cl: no immediate
+  EXPECT_EQ(length_of({0xc8, 0x10, 0x00, 0x00}), 4u);               // enter $16, $0
+  EXPECT_EQ(length_of({0xa1, 1, 2, 3, 4, 5, 6, 7, 8}), 9u);         // mov moffs64, %eax
+  EXPECT_EQ(length_of({0x8b, 0x84, 0x24, 1, 2, 3, 4}), 7u);         // mov disp32(%rsp), %eax
+  EXPECT_EQ(length_of({0x8b, 0x05, 1, 2, 3, 4}), 6u);               // mov disp32(%rip), %eax
+  EXPECT_EQ(length_of({0x66, 0x0f, 0x3a, 0x0f, 0xc1, 0x08}), 6u);   // palignr $8, %xmm1, %xmm0
+  EXPECT_EQ(length_of({0xc5, 0xfc, 0x58, 0xc1}), 4u);               // vaddps %ymm1, %ymm0, %ymm0
+  EXPECT_EQ(length_of({0xc4, 0xe3, 0x7d, 0x18, 0xc1, 0x01}), 6u);   // vinsertf128 $1
+  EXPECT_EQ(length_of({0x62, 0xf1, 0x7c, 0x48, 0x58, 0xc1}), 6u);   // vaddps %zmm1, %zmm0, %zmm0
+  EXPECT_EQ(length_of({0xc5, 0xf8, 0x77}), 3u);                     // vzeroupper
+  EXPECT_EQ(length_of({0x0f, 0x1f, 0x84, 0x00, 0, 0, 0, 0}), 8u);   // nopl 0(%rax,%rax)
+  EXPECT_EQ(length_of({0xe8, 0, 0, 0, 0}), 5u);                     // call rel32
+  EXPECT_EQ(length_of({0x06}), 0u);                                 // push %es: invalid in 64-bit mode
+  EXPECT_EQ(length_of({0x0f}), 0u);                                 // truncated
+  EXPECT_EQ(length_of(std::vector<uint8_t>(15, 0x66)), 0u);         // only prefixes
 
   auto rdtscp = x86::decode(std::vector<uint8_t>{0x0f, 0x01, 0xf9}.data(), 3);
   ASSERT_TRUE(rdtscp);

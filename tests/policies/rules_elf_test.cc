@@ -61,7 +61,8 @@ TEST_F(RulesElf, SonameAndRuntimeLookupStrings) {
   const std::string so = scratch_->shared_object("named", R"(
 #include <dlfcn.h>
 extern "C" void* kg_find() { return dlsym(dlopen("libopenblas.so.0", RTLD_NOW), "cblas_sgemm"); }
-)", "-Wl,-soname,libkgnamed.so.1");
+)",
+                                                 "-Wl,-soname,libkgnamed.so.1");
   ASSERT_FALSE(so.empty());
   const ArtifactInfo info = read_artifact(so);
   EXPECT_EQ(info.soname, "libkgnamed.so.1");
@@ -78,7 +79,8 @@ extern int kg_counter;
 int kg_counter = 0;
 // A 64-bit absolute address in code: the loader must patch .text (R_X86_64_64 there).
 extern "C" long kg_read() { long v; asm volatile("movabsq $kg_counter, %0" : "=r"(v)); return v; }
-)", "-Wl,-z,notext -Wl,-z,execstack");
+)",
+                                                 "-Wl,-z,notext -Wl,-z,execstack");
   ASSERT_FALSE(so.empty());
   const ArtifactInfo info = read_artifact(so);
   EXPECT_TRUE(info.textrel);
@@ -90,7 +92,8 @@ TEST_F(RulesElf, WritableExecutableSegment) {
   const std::string so = scratch_->shared_object("wx", R"(
 asm(".section .kgwx,\"awx\",@progbits\n.byte 0xc3\n.previous");
 extern "C" int kg_f() { return 3; }
-)", "-Wl,--no-warn-rwx-segments");
+)",
+                                                 "-Wl,--no-warn-rwx-segments");
   if (so.empty()) return;  // failure already recorded
   const ArtifactInfo info = read_artifact(so);
   EXPECT_TRUE(info.wx_segment);
@@ -99,8 +102,7 @@ extern "C" int kg_f() { return 3; }
 // Every dynamic symbol nm would list for a large real library, against what libtorch's own
 // build says: the counts from the hash tables and relocations cover the whole table.
 TEST_F(RulesElf, SystemLibrariesParse) {
-  for (const char* lib : {"/lib/x86_64-linux-gnu/libc.so.6", "/lib/x86_64-linux-gnu/libstdc++.so.6",
-                          "/lib/x86_64-linux-gnu/libm.so.6"}) {
+  for (const char* lib : {"/lib/x86_64-linux-gnu/libc.so.6", "/lib/x86_64-linux-gnu/libstdc++.so.6", "/lib/x86_64-linux-gnu/libm.so.6"}) {
     if (!std::filesystem::exists(lib)) continue;
     const ArtifactInfo info = read_artifact(lib);
     EXPECT_GT(info.exports.size(), 100u) << lib;
@@ -115,17 +117,13 @@ TEST_F(RulesElf, MissingFileNamesIt) {
   try {
     read_artifact(scratch_->dir() + "/nope.so");
     FAIL() << "expected a runtime_error";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("nope.so: cannot open"), std::string::npos) << e.what();
-  }
+  } catch (const std::runtime_error& e) { EXPECT_NE(std::string(e.what()).find("nope.so: cannot open"), std::string::npos) << e.what(); }
 }
 
 std::string error_of(const std::vector<uint8_t>& bytes, const std::string& name = "bad.so") {
   try {
     read_artifact_bytes(bytes.data(), bytes.size(), name);
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
+  } catch (const std::runtime_error& e) { return e.what(); }
   return "";
 }
 
@@ -134,7 +132,10 @@ TEST_F(RulesElf, RejectsNonElfAndWrongKinds) {
   std::vector<uint8_t> text(200, 'a');
   EXPECT_NE(error_of(text).find("not an ELF file"), std::string::npos);
   std::vector<uint8_t> b = file_bytes(plain_);
-  auto set = [](std::vector<uint8_t> v, size_t off, uint8_t x) { v[off] = x; return v; };
+  auto set = [](std::vector<uint8_t> v, size_t off, uint8_t x) {
+    v[off] = x;
+    return v;
+  };
   EXPECT_NE(error_of(set(b, 4, 1)).find("not a 64-bit"), std::string::npos);
   EXPECT_NE(error_of(set(b, 5, 2)).find("not a little-endian"), std::string::npos);
   EXPECT_NE(error_of(set(b, 16, 2)).find("not a shared object"), std::string::npos);
@@ -145,11 +146,17 @@ TEST_F(RulesElf, RejectsNonElfAndWrongKinds) {
 
 TEST_F(RulesElf, HostileHeaderFieldsThrow) {
   const std::vector<uint8_t> good = file_bytes(plain_);
-  auto put64 = [](std::vector<uint8_t> v, size_t off, uint64_t x) { std::memcpy(&v[off], &x, 8); return v; };
-  auto put16 = [](std::vector<uint8_t> v, size_t off, uint16_t x) { std::memcpy(&v[off], &x, 2); return v; };
+  auto put64 = [](std::vector<uint8_t> v, size_t off, uint64_t x) {
+    std::memcpy(&v[off], &x, 8);
+    return v;
+  };
+  auto put16 = [](std::vector<uint8_t> v, size_t off, uint16_t x) {
+    std::memcpy(&v[off], &x, 2);
+    return v;
+  };
   EXPECT_NE(error_of(put64(good, 32, ~uint64_t(0) - 3)).find("program header table"), std::string::npos);  // e_phoff
-  EXPECT_NE(error_of(put16(good, 56, 0xfffe)).find("do not fit"), std::string::npos);                    // e_phnum
-  EXPECT_NE(error_of(put16(good, 54, 8)).find("smaller than an Elf64_Phdr"), std::string::npos);          // e_phentsize
+  EXPECT_NE(error_of(put16(good, 56, 0xfffe)).find("do not fit"), std::string::npos);                      // e_phnum
+  EXPECT_NE(error_of(put16(good, 54, 8)).find("smaller than an Elf64_Phdr"), std::string::npos);           // e_phentsize
   EXPECT_NE(error_of(put16(good, 56, 0)).find("no program headers"), std::string::npos);
   // Every program header's offset and size fields pointed outside the file, one at a time.
   uint64_t phoff;
@@ -197,15 +204,17 @@ TEST_F(RulesElf, RandomCorruptionNeverCrashes) {
       switch (rng() % 3) {
         case 0: b[at] = static_cast<uint8_t>(rng()); break;
         case 1: b[at] = 0xff; break;
-        default: if (at + 8 <= b.size()) { uint64_t v = rng() % 3 ? rng() : ~uint64_t(0); std::memcpy(&b[at], &v, 8); }
+        default:
+          if (at + 8 <= b.size()) {
+            uint64_t v = rng() % 3 ? rng() : ~uint64_t(0);
+            std::memcpy(&b[at], &v, 8);
+          }
       }
     }
     try {
       read_artifact_bytes(b.data(), b.size(), "fuzz.so");
       parsed++;
-    } catch (const std::runtime_error&) {
-      threw++;
-    }
+    } catch (const std::runtime_error&) { threw++; }
   }
   EXPECT_GT(parsed, 0u);
   EXPECT_GT(threw, 0u);

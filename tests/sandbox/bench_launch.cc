@@ -83,8 +83,7 @@ int main(int argc, char** argv) {
       bwrap.insert(bwrap.end(), {"--ro-bind", p, p});
     }
   }
-  bwrap.insert(bwrap.end(), {"--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--chdir", "/tmp", "--clearenv",
-                             "/bin/true"});
+  bwrap.insert(bwrap.end(), {"--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--chdir", "/tmp", "--clearenv", "/bin/true"});
   std::vector<std::string> kg_cli;
   if (!cli.empty()) kg_cli = {cli, "--json", "/dev/null", "--", "/bin/true"};
 

@@ -1,4 +1,4 @@
-// The attack suite: every line A1..A14 of THREATS.md section A, performed for real inside the
+// The attack suite: every line A1..A14 of docs/threats.md section A, performed for real inside the
 // sandbox by the programs in attacks/ (each documented at its top), with the outcome asserted:
 // the record's status and named syscall, host files unchanged, nothing left running (checked by
 // kgtest::run for every run), and the supervisor (this test process) alive to report.
@@ -39,9 +39,7 @@ void expect_violation(const sb::Record& r, const std::string& syscall) {
 void expect_sigsys(const sb::Record& r, const std::string& syscall = "") {
   EXPECT_EQ(r.status, Status::SV) << describe(r);
   EXPECT_EQ(r.signal, SIGSYS) << describe(r);
-  if (!syscall.empty() && !r.syscall.empty()) {
-    EXPECT_EQ(r.syscall, syscall) << describe(r);
-  }
+  if (!syscall.empty() && !r.syscall.empty()) { EXPECT_EQ(r.syscall, syscall) << describe(r); }
 }
 
 // ---- A1 fork bomb, thread bomb -----------------------------------------------------------------
@@ -103,8 +101,14 @@ struct HostTree {
 
 TEST(SandboxAttackA2, WritesToBoundAndSystemPathsFail) {
   HostTree t;
-  std::vector<std::string> targets = {t.submission, t.runner, t.verifier, "/etc/ld.so.cache", "/usr/kg_attack_probe",
-                                      "/kg_attack_probe", "/proc/sys/kernel/core_pattern", "/dev/null_probe"};
+  std::vector<std::string> targets = {t.submission,
+                                      t.runner,
+                                      t.verifier,
+                                      "/etc/ld.so.cache",
+                                      "/usr/kg_attack_probe",
+                                      "/kg_attack_probe",
+                                      "/proc/sys/kernel/core_pattern",
+                                      "/dev/null_probe"};
   std::vector<Snapshot> before;
   for (const auto& p : targets) before.push_back(Snapshot::of(p));
   for (Profile p : {Profile::Compile, Profile::RunCpu, Profile::RunCuda}) {
@@ -262,8 +266,8 @@ TEST(SandboxAttackA5, OnlyThePassedFdsAreOpen) {
 TEST(SandboxAttackA5, SecretFilesAreNotReachable) {
   HostTree t;
   for (Profile p : {Profile::Compile, Profile::RunCpu, Profile::RunCuda}) {
-    auto r = box(spec(p, {attack("read_secrets"), "paths", t.verifier, "/etc/shadow", "/root/.bashrc",
-                          "/sys/kernel/notes", "/proc/kcore", "/home", std::string(KG_SANDBOX_TEST_SRC) + "/CMakeLists.txt"}));
+    auto r = box(spec(p, {attack("read_secrets"), "paths", t.verifier, "/etc/shadow", "/root/.bashrc", "/sys/kernel/notes", "/proc/kcore",
+                          "/home", std::string(KG_SANDBOX_TEST_SRC) + "/CMakeLists.txt"}));
     expect_refused(r);
   }
 }
@@ -301,14 +305,13 @@ TEST_P(SandboxAttackA6Denied, IsAViolation) {
   expect_violation(box(spec(profile, {attack("signal_supervisor"), mode})), syscall);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Inspection, SandboxAttackA6Denied,
-    ::testing::Values(std::make_tuple(Profile::Compile, "ptrace", "ptrace"),
-                      std::make_tuple(Profile::RunCpu, "ptrace", "ptrace"),
-                      std::make_tuple(Profile::Compile, "vm_readv", "process_vm_readv"),
-                      std::make_tuple(Profile::RunCpu, "vm_readv", "process_vm_readv"),
-                      std::make_tuple(Profile::Compile, "pidfd_getfd", "pidfd_open"),
-                      std::make_tuple(Profile::RunCuda, "pidfd_getfd_raw", "pidfd_getfd")));
+INSTANTIATE_TEST_SUITE_P(Inspection, SandboxAttackA6Denied,
+                         ::testing::Values(std::make_tuple(Profile::Compile, "ptrace", "ptrace"),
+                                           std::make_tuple(Profile::RunCpu, "ptrace", "ptrace"),
+                                           std::make_tuple(Profile::Compile, "vm_readv", "process_vm_readv"),
+                                           std::make_tuple(Profile::RunCpu, "vm_readv", "process_vm_readv"),
+                                           std::make_tuple(Profile::Compile, "pidfd_getfd", "pidfd_open"),
+                                           std::make_tuple(Profile::RunCuda, "pidfd_getfd_raw", "pidfd_getfd")));
 
 // ---- A7 memory exhaustion ----------------------------------------------------------------------------
 
@@ -331,10 +334,8 @@ TEST_P(SandboxAttackA7, EndsInMemoryLimit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Hogs, SandboxAttackA7,
-                         ::testing::Values(std::make_tuple(Profile::RunCpu, "malloc"),
-                                           std::make_tuple(Profile::RunCpu, "populate"),
-                                           std::make_tuple(Profile::Compile, "tmpfs"),
-                                           std::make_tuple(Profile::RunCpu, "memfd"),
+                         ::testing::Values(std::make_tuple(Profile::RunCpu, "malloc"), std::make_tuple(Profile::RunCpu, "populate"),
+                                           std::make_tuple(Profile::Compile, "tmpfs"), std::make_tuple(Profile::RunCpu, "memfd"),
                                            std::make_tuple(Profile::Compile, "children")));
 
 // ---- A8 running forever --------------------------------------------------------------------------------
@@ -349,8 +350,7 @@ class SandboxAttackA8 : public ::testing::TestWithParam<TimeCase> {};
 
 TEST_P(SandboxAttackA8, EndsInTimeLimit) {
   const TimeCase& c = GetParam();
-  if (!cgroup_limits() && c.args[0] == "children")
-    GTEST_SKIP() << "busy children each get their own RLIMIT_CPU without a cgroup";
+  if (!cgroup_limits() && c.args[0] == "children") GTEST_SKIP() << "busy children each get their own RLIMIT_CPU without a cgroup";
   std::vector<std::string> argv = {attack("spin")};
   argv.insert(argv.end(), c.args.begin(), c.args.end());
   auto s = spec(c.profile, argv);
@@ -361,28 +361,25 @@ TEST_P(SandboxAttackA8, EndsInTimeLimit) {
   EXPECT_LT(r.wall_s, c.max_wall) << describe(r);
   // The whole tree's CPU is what counts: several busy threads or processes must not get the
   // per-process limit each (needs the cgroup's accounting; rlimits count per process).
-  if (cgroup_limits()) {
-    EXPECT_LT(r.cpu_s, c.cpu + 0.7) << describe(r);
-  }
+  if (cgroup_limits()) { EXPECT_LT(r.cpu_s, c.cpu + 0.7) << describe(r); }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Loops, SandboxAttackA8,
-    // max_wall is generous: on a loaded CI machine a CPU-bound box may reach its wall limit
-    // first (still TO); cpu_s is what the CPU cases are about.
-    ::testing::Values(TimeCase{Profile::RunCpu, {"cpu"}, 1, 10, 12},            // CPU limit
-                      TimeCase{Profile::RunCpu, {"sleep"}, 5, 1, 3},            // wall limit
-                      TimeCase{Profile::RunCpu, {"pause"}, 5, 1, 3},            // signals ignored
-                      TimeCase{Profile::RunCpu, {"ignore_xcpu"}, 1, 10, 12},    // SIGXCPU ignored
-                      TimeCase{Profile::RunCpu, {"threads", "3"}, 1, 10, 12},   // whole-tree CPU
-                      TimeCase{Profile::Compile, {"children", "3"}, 1, 10, 12},
-                      TimeCase{Profile::RunCpu, {"--tighten", "cpu"}, 1, 10, 12}),
-    [](const ::testing::TestParamInfo<TimeCase>& info) {
-      std::string name;
-      for (const auto& a : info.param.args)
-        for (char ch : a) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Loops, SandboxAttackA8,
+                         // max_wall is generous: on a loaded CI machine a CPU-bound box may reach its wall limit
+                         // first (still TO); cpu_s is what the CPU cases are about.
+                         ::testing::Values(TimeCase{Profile::RunCpu, {"cpu"}, 1, 10, 12},           // CPU limit
+                                           TimeCase{Profile::RunCpu, {"sleep"}, 5, 1, 3},           // wall limit
+                                           TimeCase{Profile::RunCpu, {"pause"}, 5, 1, 3},           // signals ignored
+                                           TimeCase{Profile::RunCpu, {"ignore_xcpu"}, 1, 10, 12},   // SIGXCPU ignored
+                                           TimeCase{Profile::RunCpu, {"threads", "3"}, 1, 10, 12},  // whole-tree CPU
+                                           TimeCase{Profile::Compile, {"children", "3"}, 1, 10, 12},
+                                           TimeCase{Profile::RunCpu, {"--tighten", "cpu"}, 1, 10, 12}),
+                         [](const ::testing::TestParamInfo<TimeCase>& info) {
+                           std::string name;
+                           for (const auto& a : info.param.args)
+                             for (char ch : a) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+                           return name;
+                         });
 
 // ---- A9 huge outputs --------------------------------------------------------------------------------------
 
@@ -430,16 +427,11 @@ TEST_P(SandboxAttackA10, IsAViolationNamingTheSyscall) {
 
 INSTANTIATE_TEST_SUITE_P(
     Escapes, SandboxAttackA10,
-    ::testing::Values(std::make_tuple(Profile::Compile, "unshare", "unshare"),
-                      std::make_tuple(Profile::RunCpu, "unshare", "unshare"),
-                      std::make_tuple(Profile::Compile, "setns", "setns"),
-                      std::make_tuple(Profile::Compile, "mount", "mount"),
-                      std::make_tuple(Profile::RunCuda, "mount", "mount"),
-                      std::make_tuple(Profile::Compile, "remount", "mount"),
-                      std::make_tuple(Profile::Compile, "chroot", "chroot"),
-                      std::make_tuple(Profile::Compile, "pivot_root", "pivot_root"),
-                      std::make_tuple(Profile::Compile, "umount", "umount2"),
-                      std::make_tuple(Profile::Compile, "clone_newuser", "clone"),
+    ::testing::Values(std::make_tuple(Profile::Compile, "unshare", "unshare"), std::make_tuple(Profile::RunCpu, "unshare", "unshare"),
+                      std::make_tuple(Profile::Compile, "setns", "setns"), std::make_tuple(Profile::Compile, "mount", "mount"),
+                      std::make_tuple(Profile::RunCuda, "mount", "mount"), std::make_tuple(Profile::Compile, "remount", "mount"),
+                      std::make_tuple(Profile::Compile, "chroot", "chroot"), std::make_tuple(Profile::Compile, "pivot_root", "pivot_root"),
+                      std::make_tuple(Profile::Compile, "umount", "umount2"), std::make_tuple(Profile::Compile, "clone_newuser", "clone"),
                       std::make_tuple(Profile::Compile, "clone_newns_high", "clone"),
                       std::make_tuple(Profile::RunCpu, "clone_newuser", "clone")));
 
@@ -473,8 +465,7 @@ TEST(SandboxAttackA11, I386SyscallsAreKilled) {
 }
 
 TEST(SandboxAttackA11, X32SyscallsAreKilled) {
-  for (Profile p : {Profile::Compile, Profile::RunCpu})
-    expect_sigsys(box(spec(p, {attack("seccomp_bypass"), "x32"})), "x32 syscall 39");
+  for (Profile p : {Profile::Compile, Profile::RunCpu}) expect_sigsys(box(spec(p, {attack("seccomp_bypass"), "x32"})), "x32 syscall 39");
 }
 
 TEST(SandboxAttackA11, Clone3AnswersEnosys) {
@@ -498,17 +489,16 @@ TEST_P(SandboxAttackA11Denied, IsAViolation) {
   expect_violation(box(spec(profile, {attack("seccomp_bypass"), mode})), syscall);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Kernel, SandboxAttackA11Denied,
-    ::testing::Values(std::make_tuple(Profile::Compile, "io_uring", "io_uring_setup"),
-                      std::make_tuple(Profile::RunCpu, "io_uring", "io_uring_setup"),
-                      std::make_tuple(Profile::RunCuda, "io_uring", "io_uring_setup"),
-                      std::make_tuple(Profile::Compile, "seccomp", "seccomp"),
-                      std::make_tuple(Profile::Compile, "personality", "personality"),
-                      std::make_tuple(Profile::RunCpu, "userfaultfd", "userfaultfd"),
-                      std::make_tuple(Profile::Compile, "bpf", "bpf"),
-                      std::make_tuple(Profile::RunCpu, "perf", "perf_event_open"),
-                      std::make_tuple(Profile::Compile, "keyctl", "add_key")));
+INSTANTIATE_TEST_SUITE_P(Kernel, SandboxAttackA11Denied,
+                         ::testing::Values(std::make_tuple(Profile::Compile, "io_uring", "io_uring_setup"),
+                                           std::make_tuple(Profile::RunCpu, "io_uring", "io_uring_setup"),
+                                           std::make_tuple(Profile::RunCuda, "io_uring", "io_uring_setup"),
+                                           std::make_tuple(Profile::Compile, "seccomp", "seccomp"),
+                                           std::make_tuple(Profile::Compile, "personality", "personality"),
+                                           std::make_tuple(Profile::RunCpu, "userfaultfd", "userfaultfd"),
+                                           std::make_tuple(Profile::Compile, "bpf", "bpf"),
+                                           std::make_tuple(Profile::RunCpu, "perf", "perf_event_open"),
+                                           std::make_tuple(Profile::Compile, "keyctl", "add_key")));
 
 // ---- A12 setuid binaries and file capabilities -------------------------------------------------------------
 
@@ -543,8 +533,8 @@ TEST(SandboxAttackA12, UnprivilegedSupervisorRunningASetuidRootBinaryGainsNothin
   ASSERT_EQ(::chmod(d.path().c_str(), 0777), 0);
   // nobody runs copies from d: the build tree itself may not be reachable for that user.
   const std::string cli = stage_binary(d, KG_SANDBOX_CLI), setuid_exec = stage_binary(d, attack("setuid_exec"));
-  std::string cmd = "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups " + cli + " --ro " + d.path() +
-                    " --json " + json + " -- " + setuid_exec + " " + copy + " > " + d.path() + "/out.txt 2>&1";
+  std::string cmd = "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups " + cli + " --ro " + d.path() + " --json " + json +
+                    " -- " + setuid_exec + " " + copy + " > " + d.path() + "/out.txt 2>&1";
   int rc = std::system(cmd.c_str());
   std::string out = read_file(d / "out.txt"), rec = read_file(json);
   EXPECT_EQ(WEXITSTATUS(rc), 0) << out << rec;
@@ -559,7 +549,10 @@ struct CompileAttack {
   HostTree t;
   TempDir out;
   sb::Record compile(const std::string& source, std::vector<std::string> extra = {}, double cpu = 10) {
-    std::vector<std::string> argv = {"/usr/bin/g++", "-c", "-o", out / "a.o",
+    std::vector<std::string> argv = {"/usr/bin/g++",
+                                     "-c",
+                                     "-o",
+                                     out / "a.o",
                                      std::string(KG_SANDBOX_TEST_SRC) + "/attacks/compile/" + source,
                                      "-DKG_SECRET_FILE=\"" + t.verifier + "\""};
     argv.insert(argv.end(), extra.begin(), extra.end());
@@ -627,8 +620,8 @@ TEST(SandboxAttackA13, CompileTimeBombEndsInTimeLimit) {
 
 TEST(SandboxAttackA13, CompilerPluginsCannotBeLoaded) {
   HostTree t;
-  auto s = spec(Profile::Compile, {"/bin/sh", std::string(KG_SANDBOX_TEST_SRC) + "/attacks/compile/plugin_scratch.sh",
-                                   t.dir / "verifier/plugin.so"});
+  auto s = spec(Profile::Compile,
+                {"/bin/sh", std::string(KG_SANDBOX_TEST_SRC) + "/attacks/compile/plugin_scratch.sh", t.dir / "verifier/plugin.so"});
   s.env = {"PATH=/usr/bin:/bin", "TMPDIR=/tmp", "LANG=C"};
   s.binds.push_back({std::string(KG_SANDBOX_TEST_SRC) + "/attacks/compile", false});
   s.limits.memory_mb = 1024;

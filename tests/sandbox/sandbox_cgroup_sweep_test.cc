@@ -134,8 +134,8 @@ TEST(SandboxCgroupSweep, AKilledSupervisorsBoxesAreSweptAtTheNextStartAndALiveOn
   // A stale box that still holds a process, named as a pid that was reused: this process's pid
   // with a start time it does not have.
   const cg::BoxOwner& me = cg::self_owner();
-  const std::string stale_name = "kg-" + std::to_string(me.pid) + "-" + std::to_string(me.start_ticks + 1) + "-" +
-                                 std::to_string(me.pid_ns) + "-0";
+  const std::string stale_name =
+      "kg-" + std::to_string(me.pid) + "-" + std::to_string(me.start_ticks + 1) + "-" + std::to_string(me.pid_ns) + "-0";
   const std::string stale = bases.front() + "/" + stale_name;
   ASSERT_EQ(::mkdir(stale.c_str(), 0755), 0) << stale << ": " << std::strerror(errno);
   pid_t orphan = ::fork();

@@ -51,7 +51,8 @@ TEST(SandboxControl, GxxCompilesAndLinksARealSource) {
 TEST(SandboxControl, GxxBuildsASharedObject) {
   TempDir out;
   auto r = box(compile_spec({"/usr/bin/g++", "-O2", "-shared", "-fPIC", "-o", out / "libk.so",
-                             std::string(KG_SANDBOX_TEST_SRC) + "/controls/plugin.cc"}, out));
+                             std::string(KG_SANDBOX_TEST_SRC) + "/controls/plugin.cc"},
+                            out));
   expect_ok(r);
   EXPECT_TRUE(Snapshot::of(out / "libk.so").exists);
 }
@@ -61,8 +62,8 @@ TEST(SandboxControl, NvccCompilesARealKernel) {
   TempDir out;
   char real[PATH_MAX];
   ASSERT_NE(::realpath("/usr/local/cuda", real), nullptr);
-  auto s = compile_spec({"/usr/local/cuda/bin/nvcc", "-c", "-o", out / "small.o",
-                         std::string(KG_SANDBOX_TEST_SRC) + "/controls/small.cu"}, out);
+  auto s =
+      compile_spec({"/usr/local/cuda/bin/nvcc", "-c", "-o", out / "small.o", std::string(KG_SANDBOX_TEST_SRC) + "/controls/small.cu"}, out);
   s.binds.push_back({"/usr/local/cuda", false});
   s.binds.push_back({real, false});
   auto r = box(s);
@@ -192,8 +193,7 @@ TEST(SandboxControl, SupervisorDeathTakesTheBoxWithIt) {
   EXPECT_FALSE(processes_with(marker).empty());
   ::kill(sup, SIGKILL);
   ::waitpid(sup, nullptr, 0);
-  for (int i = 0; i < 50 && !processes_with(marker).empty(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (int i = 0; i < 50 && !processes_with(marker).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_TRUE(processes_with(marker).empty());
   ::close(ready[0]);
   ::close(ready[1]);
@@ -236,9 +236,7 @@ TEST(SandboxControl, ManyBoxesAtOnceFromManyThreads) {
   std::vector<std::thread> ts;
   std::vector<sb::Record> rs(8);
   for (int i = 0; i < 8; ++i)
-    ts.emplace_back([i, &rs] {
-      rs[i] = box(spec(i % 2 ? Profile::RunCpu : Profile::Compile, {control("hello_cpu")}));
-    });
+    ts.emplace_back([i, &rs] { rs[i] = box(spec(i % 2 ? Profile::RunCpu : Profile::Compile, {control("hello_cpu")})); });
   for (auto& t : ts) t.join();
   for (const auto& r : rs) {
     expect_ok(r);
@@ -325,8 +323,8 @@ TEST(SandboxCli, OutputPassesThroughAndJsonGoesToAFile) {
 
 TEST(SandboxCli, PassedThroughOutputIsCappedAndTheBoxKilled) {
   TempDir d;
-  std::string cmd = std::string(KG_SANDBOX_CLI) + " --json " + (d / "r.json") + " --ro " + KG_ATTACK_DIR + " -- " +
-                    attack("output_flood") + " both > " + (d / "out") + " 2>&1";
+  std::string cmd = std::string(KG_SANDBOX_CLI) + " --json " + (d / "r.json") + " --ro " + KG_ATTACK_DIR + " -- " + attack("output_flood") +
+                    " both > " + (d / "out") + " 2>&1";
   int rc = std::system(cmd.c_str());
   EXPECT_EQ(WEXITSTATUS(rc), 1);
   std::string rec = read_file(d / "r.json");
@@ -406,8 +404,7 @@ TEST(SandboxCuda, CliRunsACudaProgram) {
   std::string why;
   if (!have_gpu(&why)) GTEST_SKIP() << why;
   std::string out;
-  EXPECT_EQ(cli("--profile run-cuda --ro " + std::string(KG_ATTACK_DIR) + " -- " + control("cuda_probe") + " ok", &out), 0)
-      << out;
+  EXPECT_EQ(cli("--profile run-cuda --ro " + std::string(KG_ATTACK_DIR) + " -- " + control("cuda_probe") + " ok", &out), 0) << out;
   EXPECT_TRUE(contains(out, "RESULT cuda ok")) << out;
 }
 

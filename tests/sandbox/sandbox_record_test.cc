@@ -17,8 +17,9 @@ TEST(SandboxRecord, JsonHasEveryKeyAndEscapes) {
   r.message = "a \"quoted\"\nline\\ \x01";
   r.cpu_s = 1.5;
   std::string j = r.to_json();
-  EXPECT_EQ(j, "{\"status\": \"SV\", \"exit_code\": 0, \"signal\": 0, \"syscall\": \"ptrace\", \"cpu_s\": 1.500, "
-               "\"wall_s\": 0.000, \"max_rss_kb\": 0, \"message\": \"a \\\"quoted\\\"\\nline\\\\ \\u0001\"}");
+  EXPECT_EQ(j,
+            "{\"status\": \"SV\", \"exit_code\": 0, \"signal\": 0, \"syscall\": \"ptrace\", \"cpu_s\": 1.500, "
+            "\"wall_s\": 0.000, \"max_rss_kb\": 0, \"message\": \"a \\\"quoted\\\"\\nline\\\\ \\u0001\"}");
 }
 
 TEST(SandboxRecord, StatusAndProfileNames) {
@@ -33,9 +34,7 @@ TEST(SandboxRecord, StatusAndProfileNames) {
   EXPECT_FALSE(sb::parse_profile("run", &p));
 }
 
-TEST(SandboxRecord, TightenIsRefusedForTheCompileProfile) {
-  EXPECT_FALSE(sb::tighten_runner_filter(sb::Profile::Compile).empty());
-}
+TEST(SandboxRecord, TightenIsRefusedForTheCompileProfile) { EXPECT_FALSE(sb::tighten_runner_filter(sb::Profile::Compile).empty()); }
 
 TEST(SandboxCgroup, LayoutIsReported) {
   std::string layout = kg::sandbox::cgroup::describe_layout();

@@ -41,11 +41,10 @@ inline bool cgroup_limits() {
   }
   return have == 1;
 }
-#define KG_NEED_CGROUP()                                                                              \
-  do {                                                                                                \
-    if (!kgtest::cgroup_limits())                                                                     \
-      GTEST_SKIP() << "no usable cgroup (" << kg::sandbox::cgroup::describe_layout()                  \
-                   << "): memory and tree CPU fall back to rlimits";                                  \
+#define KG_NEED_CGROUP()                                                                                                               \
+  do {                                                                                                                                 \
+    if (!kgtest::cgroup_limits())                                                                                                      \
+      GTEST_SKIP() << "no usable cgroup (" << kg::sandbox::cgroup::describe_layout() << "): memory and tree CPU fall back to rlimits"; \
   } while (0)
 
 inline std::string attack(const std::string& name) { return std::string(KG_ATTACK_DIR) + "/kg_attack_" + name; }
@@ -103,8 +102,7 @@ inline sb::Record box(sb::Spec s) {
 }
 
 inline std::string describe(const sb::Record& r) {
-  return r.to_json() + "\n--- stdout ---\n" + r.stdout_text.substr(0, 2000) + "\n--- stderr ---\n" +
-         r.stderr_text.substr(0, 2000);
+  return r.to_json() + "\n--- stdout ---\n" + r.stdout_text.substr(0, 2000) + "\n--- stderr ---\n" + r.stderr_text.substr(0, 2000);
 }
 
 inline std::string read_file(const std::string& path) {

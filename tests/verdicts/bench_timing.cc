@@ -9,7 +9,7 @@
 //                 (instruction cache and TLB too: a few microseconds for any op); the ratio
 //                 compares like with like.
 // Usage: bench_timing_overhead [reps]   (prints a table; run it on purpose, side by side)
-#include "../../loader/src/util.h"
+#include "kernelgate/cache_flush.h"
 #include "kernelgate/loader.h"
 
 #include <ATen/ATen.h>
@@ -42,7 +42,7 @@ void flush_walk(std::vector<uint8_t>& buf) {
 double bare_loop(const char* name, const char* overload, const std::vector<c10::IValue>& inputs, int reps, bool flush) {
   auto op = c10::Dispatcher::singleton().findSchemaOrThrow(name, overload);
   c10::InferenceMode guard;
-  std::vector<uint8_t> buf(flush ? kg::loader::cpu_flush_default_bytes() : 0);
+  std::vector<uint8_t> buf(flush ? kg::protocol::cpu_flush_default_bytes() : 0);
   std::vector<double> t;
   // The runner's order: fresh inputs replace the last ones, the call's outputs replace the last
   // call's right after the timed region (see one_call in kg_runner.cc).
@@ -83,10 +83,10 @@ int main(int argc, char** argv) {
   kg::loader::RunnerOptions ro;
   ro.runner_path = kg::loader::default_runner_path();
   auto runner = kg::loader::RunnerClient::start(ro);
-  std::printf("%-14s %8s %13s | %11s %11s %7s | %11s %11s %7s\n", "op", "numel", "round_trip_us", "runner_us", "bare_us",
-              "ratio", "runner_fl_us", "bare_fl_us", "ratio");
+  std::printf("%-14s %8s %13s | %11s %11s %7s | %11s %11s %7s\n", "op", "numel", "round_trip_us", "runner_us", "bare_us", "ratio",
+              "runner_fl_us", "bare_fl_us", "ratio");
   for (const auto& c : cases) {
-    if (std::string e = runner->load("", "", c.op); !e.empty()) {
+    if (std::string e = kg::loader::load_message(runner->load("", "", c.op)); !e.empty()) {
       std::fprintf(stderr, "load %s: %s\n", c.op, e.c_str());
       return 1;
     }
@@ -112,9 +112,9 @@ int main(int argc, char** argv) {
     const double bare_flushed = bare_loop(c.name, c.overload, c.inputs, reps, true);
     int64_t numel = c.inputs[0].toTensor().numel();
     auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
-    std::printf("%-14s %8lld %13.1f | %11.2f %11.2f %7.3f | %11.2f %11.2f %7.3f\n", c.op, static_cast<long long>(numel),
-                median(rt) * 1e6, runner_plain * 1e6, bare_plain * 1e6, ratio(runner_plain, bare_plain), runner_flushed * 1e6,
-                bare_flushed * 1e6, ratio(runner_flushed, bare_flushed));
+    std::printf("%-14s %8lld %13.1f | %11.2f %11.2f %7.3f | %11.2f %11.2f %7.3f\n", c.op, static_cast<long long>(numel), median(rt) * 1e6,
+                runner_plain * 1e6, bare_plain * 1e6, ratio(runner_plain, bare_plain), runner_flushed * 1e6, bare_flushed * 1e6,
+                ratio(runner_flushed, bare_flushed));
   }
   runner->finish();
   return 0;

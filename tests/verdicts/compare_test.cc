@@ -12,6 +12,7 @@
 using kg::harness::compare_exact;
 using kg::harness::compare_values;
 using kg::harness::judge_call;
+using kg::policy::Category;
 
 namespace {
 
@@ -31,7 +32,7 @@ TEST(VerdictCompare, EqualTensorsPass) {
 TEST(VerdictCompare, NaNWhereReferenceHasNoneIsNanMask) {
   auto m = compare_values(T({1, 2, 3}), T({1, kNaN, 3}), strict(), "relu.default", "r");
   ASSERT_TRUE(m);
-  EXPECT_EQ(m->category, "nan_mask");
+  EXPECT_EQ(m->category, Category::NanMask);
   EXPECT_EQ(m->mismatches, 1);
   EXPECT_EQ(m->first_index, std::vector<int64_t>{1});
 }
@@ -39,7 +40,7 @@ TEST(VerdictCompare, NaNWhereReferenceHasNoneIsNanMask) {
 TEST(VerdictCompare, LostNaNIsNanMask) {
   auto m = compare_values(T({kNaN, 2}), T({0, 2}), strict(), "relu.default", "r");
   ASSERT_TRUE(m);
-  EXPECT_EQ(m->category, "nan_mask");
+  EXPECT_EQ(m->category, Category::NanMask);
   EXPECT_TRUE(std::isnan(m->expected));
   EXPECT_EQ(m->actual, 0);
 }
@@ -47,10 +48,10 @@ TEST(VerdictCompare, LostNaNIsNanMask) {
 TEST(VerdictCompare, InfSignIsChecked) {
   auto m = compare_values(T({kInf, 1}), T({-kInf, 1}), strict(), "relu.default", "r");
   ASSERT_TRUE(m);
-  EXPECT_EQ(m->category, "inf_mask");
+  EXPECT_EQ(m->category, Category::InfMask);
   auto finite_for_inf = compare_values(T({kInf}), T({3.4e38f}), strict(), "relu.default", "r");
   ASSERT_TRUE(finite_for_inf);
-  EXPECT_EQ(finite_for_inf->category, "inf_mask");
+  EXPECT_EQ(finite_for_inf->category, Category::InfMask);
 }
 
 // mm on PyTorch 2.11's CPU returns -inf where a kernel that evaluates every product returns NaN
@@ -68,23 +69,23 @@ TEST(VerdictCompare, ContractionAcceptsAnyNonFiniteWhereTheReferenceIsNonFinite)
 TEST(VerdictCompare, ContractionStaysStrictWhereTheReferenceIsFinite) {
   auto nan = compare_values(T({1, 2, 3}), T({1, kNaN, 3}), strict(), "mm.default", "r");
   ASSERT_TRUE(nan);
-  EXPECT_EQ(nan->category, "nan_mask");
+  EXPECT_EQ(nan->category, Category::NanMask);
   EXPECT_EQ(nan->first_index, std::vector<int64_t>{1});
   auto inf = compare_values(T({1, 2}), T({1, kInf}), strict(), "mm.default", "r");
   ASSERT_TRUE(inf);
-  EXPECT_EQ(inf->category, "inf_mask");
+  EXPECT_EQ(inf->category, Category::InfMask);
   auto lost = compare_values(T({kNaN, 2}), T({0, 2}), strict(), "mm.default", "r");
   ASSERT_TRUE(lost);
-  EXPECT_EQ(lost->category, "nan_mask");
+  EXPECT_EQ(lost->category, Category::NanMask);
 }
 
 TEST(VerdictCompare, NonContractionStaysStrictOnInfAgainstNaN) {
   auto m = compare_values(T({1, -kInf}), T({1, kNaN}), strict(), "relu.default", "r");
   ASSERT_TRUE(m);
-  EXPECT_EQ(m->category, "nan_mask");
+  EXPECT_EQ(m->category, Category::NanMask);
   auto sign = compare_values(T({kInf}), T({-kInf}), strict(), "relu.default", "r");
   ASSERT_TRUE(sign);
-  EXPECT_EQ(sign->category, "inf_mask");
+  EXPECT_EQ(sign->category, Category::InfMask);
 }
 
 TEST(VerdictCompare, ToleranceIsPerDtypeFromThePolicy) {
@@ -96,7 +97,7 @@ TEST(VerdictCompare, ToleranceIsPerDtypeFromThePolicy) {
   EXPECT_FALSE(compare_values(T({x}), T({inside}), pol, "relu.default", "r"));
   auto m = compare_values(T({x}), T({outside}), pol, "relu.default", "r");
   ASSERT_TRUE(m);
-  EXPECT_EQ(m->category, "value_mismatch");
+  EXPECT_EQ(m->category, Category::ValueMismatch);
   EXPECT_GT(m->max_abs_err, 0);
   EXPECT_GT(m->max_ulp, 1);
   // The same error passes under BackendBench's 1e-2 tolerances.
@@ -123,7 +124,7 @@ TEST(VerdictCompare, IntegersAreExact) {
   a[7] = 8;
   auto m = compare_values(e, a, kg::policy::load("backendbench"), "add.Tensor", "r");
   ASSERT_TRUE(m);
-  EXPECT_EQ(m->category, "value_mismatch");
+  EXPECT_EQ(m->category, Category::ValueMismatch);
   EXPECT_EQ(m->first_index, std::vector<int64_t>{7});
   at::Tensor b = at::tensor({1, 0}, at::kInt).to(at::kBool);
   EXPECT_TRUE(compare_values(b, at::tensor({1, 1}, at::kInt).to(at::kBool), strict(), "eq.Tensor", "r"));
@@ -133,19 +134,19 @@ TEST(VerdictCompare, IntegersAreExact) {
 TEST(VerdictCompare, DtypeMustMatch) {
   auto m = compare_values(at::ones({3}, at::kFloat), at::ones({3}, at::kDouble), strict(), "relu.default", "r");
   ASSERT_TRUE(m);
-  EXPECT_EQ(m->category, "dtype_mismatch");
+  EXPECT_EQ(m->category, Category::DtypeMismatch);
   auto k = compare_values(at::ones({3}, at::kLong), at::ones({3}, at::kInt), strict(), "sum.dim_IntList", "r");
   ASSERT_TRUE(k);
-  EXPECT_EQ(k->category, "dtype_mismatch");
+  EXPECT_EQ(k->category, Category::DtypeMismatch);
 }
 
 TEST(VerdictCompare, ShapeMustMatchEvenWhenBroadcastable) {
   auto m = compare_values(at::ones({2, 3}), at::ones({1, 3}), strict(), "add.Tensor", "r");
   ASSERT_TRUE(m);
-  EXPECT_EQ(m->category, "shape_mismatch");
+  EXPECT_EQ(m->category, Category::ShapeMismatch);
   auto k = compare_values(at::ones({3}), at::ones({3, 1}), strict(), "add.Tensor", "r");
   ASSERT_TRUE(k);
-  EXPECT_EQ(k->category, "shape_mismatch");
+  EXPECT_EQ(k->category, Category::ShapeMismatch);
 }
 
 TEST(VerdictCompare, StridesDoNotMatterValuesDo) {
@@ -165,7 +166,7 @@ TEST(VerdictCompare, TuplesAreComparedElementByElement) {
   EXPECT_EQ(m->where, "r[1]");
   auto s = compare_values(ref, shorter, strict(), "max.dim", "r");
   ASSERT_TRUE(s);
-  EXPECT_EQ(s->category, "shape_mismatch");
+  EXPECT_EQ(s->category, Category::ShapeMismatch);
 }
 
 TEST(VerdictCompare, ComplexComparesBothParts) {
@@ -173,7 +174,7 @@ TEST(VerdictCompare, ComplexComparesBothParts) {
   at::Tensor a = at::complex(at::ones({2}), at::ones({2}));
   auto m = compare_values(e, a, strict(), "mul.Tensor", "r");
   ASSERT_TRUE(m);
-  EXPECT_EQ(m->category, "value_mismatch");
+  EXPECT_EQ(m->category, Category::ValueMismatch);
 }
 
 TEST(VerdictCompare, ExactInputCheckSeesSignOfZeroAndNaNPayloadStays) {
@@ -183,7 +184,7 @@ TEST(VerdictCompare, ExactInputCheckSeesSignOfZeroAndNaNPayloadStays) {
   negzero[0] = -0.0f;
   auto m = compare_exact(before, negzero, "argument 'self'");
   ASSERT_TRUE(m);
-  EXPECT_EQ(m->category, "input_mutated");
+  EXPECT_EQ(m->category, Category::InputMutated);
 }
 
 TEST(VerdictJudge, NonMutatingOpMustLeaveInputsUnchanged) {
@@ -195,7 +196,7 @@ TEST(VerdictJudge, NonMutatingOpMustLeaveInputsUnchanged) {
   std::vector<c10::IValue> cand_after{at::tensor({0.f, 2.f})};  // the kernel wrote relu into its input
   auto ms = judge_call(schema, before, ref_ret, ref_after, ref_ret, cand_after, strict(), "relu.default");
   ASSERT_EQ(ms.size(), 1u);
-  EXPECT_EQ(ms[0].category, "input_mutated");
+  EXPECT_EQ(ms[0].category, Category::InputMutated);
   EXPECT_EQ(ms[0].where, "argument 'self'");
   EXPECT_TRUE(judge_call(schema, before, ref_ret, ref_after, ref_ret, before, strict(), "relu.default").empty());
 }
@@ -211,13 +212,13 @@ TEST(VerdictJudge, InPlaceOpIsJudgedOnTheMutatedArgument) {
   std::vector<c10::IValue> cand_after_stale{self.clone(), other.clone(), c10::IValue(1)};
   auto ms = judge_call(schema, before, ref_ret, ref_after, ref_ret, cand_after_stale, strict(), "add_.Tensor");
   ASSERT_EQ(ms.size(), 1u);
-  EXPECT_EQ(ms[0].category, "value_mismatch");
+  EXPECT_EQ(ms[0].category, Category::ValueMismatch);
   EXPECT_NE(ms[0].where.find("self"), std::string::npos);
   // Writing `other` is a mutation of an input the schema does not let the op write.
   std::vector<c10::IValue> cand_after_other{result, at::tensor({0.f, 0.f}), c10::IValue(1)};
   auto mo = judge_call(schema, before, ref_ret, ref_after, ref_ret, cand_after_other, strict(), "add_.Tensor");
   ASSERT_EQ(mo.size(), 1u);
-  EXPECT_EQ(mo[0].category, "input_mutated");
+  EXPECT_EQ(mo[0].category, Category::InputMutated);
   std::vector<c10::IValue> good{result, other.clone(), c10::IValue(1)};
   EXPECT_TRUE(judge_call(schema, before, ref_ret, ref_after, ref_ret, good, strict(), "add_.Tensor").empty());
 }

@@ -2,6 +2,8 @@
 // evaluation of a whole submission into a report.
 #pragma once
 
+#include "kernelgate/catalogue.h"
+#include "kernelgate/names.h"
 #include "kernelgate/policy.h"
 #include "kernelgate/trace.h"
 
@@ -19,7 +21,12 @@
 namespace kg::harness {
 
 // ---- dtypes --------------------------------------------------------------------------------
-// Short trace names (f32, f16, bf16, i64, b8, ...) <-> ScalarType.
+// The ScalarType of a dtype (names.h) and back, for the dtypes BackendBench abbreviates; nullopt
+// for the others (u16..u64, which no sample makes; fp8, quantized types).
+std::optional<c10::ScalarType> scalar_type_of(names::Dtype d);
+std::optional<names::Dtype> dtype_of(c10::ScalarType t);
+// Short trace names (f32, f16, bf16, i64, b8, ...) <-> ScalarType; short_dtype falls back to
+// c10's own name for a ScalarType without one.
 bool dtype_from_short(const std::string& s, c10::ScalarType* out);
 std::string short_dtype(c10::ScalarType t);
 
@@ -27,9 +34,9 @@ std::string short_dtype(c10::ScalarType t);
 
 // How the supervisor fills tensor values. Values are never taken from data files.
 enum class ValueFamily {
-  Normal,   // mixed signs, standard normal, some wide-range entries
-  Special,  // Normal plus NaN, +-inf, -0.0, denormals and huge magnitudes scattered in
-  Positive, // strictly positive (for ops whose domain needs it)
+  Normal,    // mixed signs, standard normal, some wide-range entries
+  Special,   // Normal plus NaN, +-inf, -0.0, denormals and huge magnitudes scattered in
+  Positive,  // strictly positive (for ops whose domain needs it)
 };
 const char* family_name(ValueFamily f);
 
@@ -62,27 +69,27 @@ enum class ValueRule {
 };
 
 struct ArgRule {
-  std::string arg;            // schema argument name ("index")
+  std::string arg;  // schema argument name ("index")
   ValueRule rule = ValueRule::Index;
-  int64_t bound = 0;          // a fixed bound, used when size_of and bound_arg are empty
-  std::string bound_arg;      // bound = this int argument's value (embedding_dense_backward's num_weights)
-  std::string size_of;        // bound = the size of this tensor argument along `dim` ...
-  int64_t dim = 0;            // ... (negative counts from the end; clamped to the last dim) ...
-  std::string dim_arg;        // ... or along the dim given by this int argument (None: all elements)
-  bool numel = false;         // bound = size_of's number of elements (take, put)
-  bool trailing_product = false;  // bound = product of size_of's sizes from `dim` to the end
-  bool per_list_position = false; // a tensor list: its k-th index tensor indexes size_of's dim k
-                                  // (a bool mask consumes as many dims as it has)
-  int unique_trailing = 0;        // UniqueIndex: distinct within each block of this many trailing
-                                  // dims (max_unpool's per-plane indices)
+  int64_t bound = 0;               // a fixed bound, used when size_of and bound_arg are empty
+  std::string bound_arg;           // bound = this int argument's value (embedding_dense_backward's num_weights)
+  std::string size_of;             // bound = the size of this tensor argument along `dim` ...
+  int64_t dim = 0;                 // ... (negative counts from the end; clamped to the last dim) ...
+  std::string dim_arg;             // ... or along the dim given by this int argument (None: all elements)
+  bool numel = false;              // bound = size_of's number of elements (take, put)
+  bool trailing_product = false;   // bound = product of size_of's sizes from `dim` to the end
+  bool per_list_position = false;  // a tensor list: its k-th index tensor indexes size_of's dim k
+                                   // (a bool mask consumes as many dims as it has)
+  int unique_trailing = 0;         // UniqueIndex: distinct within each block of this many trailing
+                                   // dims (max_unpool's per-plane indices)
 };
 
 struct Sample {
-  std::string op;            // "add.Tensor"
-  trace::Call call;          // argument spec in trace syntax
+  std::string op;    // "add.Tensor"
+  trace::Call call;  // argument spec in trace syntax
   ValueFamily family = ValueFamily::Normal;
-  std::string label;         // short human description ("broadcast [4,1,8]+[3,8]")
-  unsigned traits = 0;       // InputTrait bits the suite declares (broadcasting cannot be derived)
+  std::string label;    // short human description ("broadcast [4,1,8]+[3,8]")
+  unsigned traits = 0;  // InputTrait bits the suite declares (broadcasting cannot be derived)
   // Value rules for this sample's arguments; empty: builtin_rules(op).
   std::vector<ArgRule> rules;
   // Storage offsets of the sample's tensors, in the order make_inputs draws them (argument order,
@@ -146,9 +153,10 @@ std::vector<c10::IValue> call_reference(const c10::FunctionSchema& schema, std::
 // ---- comparison ----------------------------------------------------------------------------
 
 struct Mismatch {
-  std::string category;      // nan_mask, inf_mask, value_mismatch, dtype_mismatch, shape_mismatch, input_mutated
-  std::string where;         // "return 0", "argument 'self'"
-  std::string detail;        // one line a human or a model can act on
+  // nan_mask, inf_mask, value_mismatch, dtype_mismatch, shape_mismatch or input_mutated
+  policy::Category category = policy::Category::ValueMismatch;
+  std::string where;   // "return 0", "argument 'self'"
+  std::string detail;  // one line a human or a model can act on
   double max_abs_err = 0;
   double max_rel_err = 0;
   double max_ulp = 0;
@@ -166,8 +174,8 @@ struct Mismatch {
 bool is_contraction(const std::string& op);
 
 // Compares one tensor (or nested value) with its reference. Empty result: equal under `tol`.
-std::optional<Mismatch> compare_values(const c10::IValue& expected, const c10::IValue& actual,
-                                       const policy::Policy& policy, const std::string& op, const std::string& where);
+std::optional<Mismatch> compare_values(const c10::IValue& expected, const c10::IValue& actual, const policy::Policy& policy,
+                                       const std::string& op, const std::string& where);
 // Bitwise equality for "inputs unchanged" checks (NaN == NaN, -0.0 != 0.0).
 std::optional<Mismatch> compare_exact(const c10::IValue& before, const c10::IValue& after, const std::string& where);
 
@@ -193,9 +201,10 @@ std::vector<Mismatch> judge_call(const c10::FunctionSchema& schema, const std::v
 // ---- evaluation ----------------------------------------------------------------------------
 
 struct Failure {
-  std::string category;   // a Mismatch category or compile_error, runtime_error, crash, timeout, memory_limit
-  std::string sample;     // the input spec in trace syntax (paste into `kernelgate repro`)
-  int index = -1;         // the sample's index in its suite (with the seed, it fixes the values)
+  // a Mismatch category, aliasing, or compile_error, runtime_error, crash, timeout, memory_limit
+  policy::Category category = policy::Category::RuntimeError;
+  std::string sample;  // the input spec in trace syntax (paste into `kernelgate repro`)
+  int index = -1;      // the sample's index in its suite (with the seed, it fixes the values)
   std::string label;
   std::string family;
   unsigned traits = 0;
@@ -204,7 +213,7 @@ struct Failure {
 };
 
 struct Violation {
-  std::string rule;       // THREATS.md rule id
+  std::string rule;  // a rule id of the catalogue (policy::rule_id, catalogue.h)
   std::string evidence;
 };
 
@@ -212,30 +221,30 @@ struct Violation {
 struct Timing {
   std::string sample;
   int reps = 0;
-  int value_sets = 1;         // distinct input values the warm-up and timed calls rotated through
+  int value_sets = 1;  // distinct input values the warm-up and timed calls rotated through
   double candidate_median_s = 0;
   double candidate_iqr_s = 0;
   double eager_median_s = 0;
   double eager_iqr_s = 0;
-  double floor_s = 0;         // roofline: the least time the bytes and flops can take here
-  double speedup = 0;         // eager / candidate medians
+  double floor_s = 0;  // roofline: the least time the bytes and flops can take here
+  double speedup = 0;  // eager / candidate medians
 };
 
 // The device's measured peaks, for the roofline bound.
 struct DevicePeaks {
-  double bytes_per_s = 0;     // streaming write+read bandwidth, measured
-  double flops_per_s = 0;     // an upper bound on arithmetic rate
+  double bytes_per_s = 0;  // streaming write+read bandwidth, measured
+  double flops_per_s = 0;  // an upper bound on arithmetic rate
 };
-DevicePeaks measure_peaks(const std::string& device);
+DevicePeaks measure_peaks(names::Device device);
 // Least time a call can take: bytes that must be written (the outputs) over peak bandwidth,
 // and for the matmul family the flops over peak rate. 0 when nothing is known.
-double roofline_floor_s(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs,
-                        const std::vector<c10::IValue>& returns, const DevicePeaks& peaks);
+double roofline_floor_s(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs, const std::vector<c10::IValue>& returns,
+                        const DevicePeaks& peaks);
 
 struct OpResult {
   std::string op;
-  std::string kind;        // cpu | cuda | nvrtc
-  std::string verdict;     // pass | fail | rejected | error
+  std::string kind;                                  // cpu | cuda | nvrtc
+  policy::Verdict verdict = policy::Verdict::Error;  // decided once the evaluation is over
   int total = 0;
   int passed = 0;
   // Samples the reference itself cannot run on this device/libtorch (e.g. f16 relu on CPU in
@@ -244,13 +253,13 @@ struct OpResult {
   std::vector<Failure> failures;
   std::vector<Violation> violations;
   std::vector<Timing> timings;
-  std::optional<double> speedup;   // geomean over the timed samples; never for a wrong op
+  std::optional<double> speedup;  // geomean over the timed samples; never for a wrong op
   // Why timing stopped short without a failure of the kernel's (the eager reference's runner
   // died or could not start): the speedup is then null. "" otherwise.
   std::string timing_skipped;
   // --tolerance-sweep: atol=rtol value -> samples passing at it.
   std::map<std::string, int> sweep_passed;
-  std::string error;       // for verdict "error": what went wrong (build error, no such op)
+  std::string error;  // for verdict "error": what went wrong (build error, no such op)
   std::string build_log;
   double build_s = 0;
   bool build_cache_hit = false;          // the artifact came from the build cache
@@ -260,29 +269,29 @@ struct OpResult {
   // Failure concentration: trait name -> failures with that trait.
   std::map<std::string, int> failure_traits;
   // How far the evaluation got, so a report can tell "nothing found" from "never looked".
-  bool inspected = false;   // the static rules read the built artifact
-  bool ran = false;         // a runner loaded the kernel and was called
+  bool inspected = false;            // the static rules read the built artifact
+  bool ran = false;                  // a runner loaded the kernel and was called
   bool device_work_watched = false;  // the cuda kind's host code ran on cuda:0 under the device work watch
-  int trial_rounds = 0;     // fresh-input trial rounds completed (beyond each sample's first call)
-  bool repeated = false;    // the identical repeats of a passing call ran
+  int trial_rounds = 0;              // fresh-input trial rounds completed (beyond each sample's first call)
+  bool repeated = false;             // the identical repeats of a passing call ran
 };
 
 struct EvalOptions {
   std::string submission;
   std::string suite = "smoke";
-  std::vector<std::string> ops;   // empty: every op folder
-  std::string device = "cpu";
+  std::vector<std::string> ops;  // empty: every op folder
+  names::Device device = names::Device::Cpu;
   uint64_t seed = 0;
   bool seed_given = false;
   std::string out_dir = "kernelgate-out";
-  std::string runner_path;        // empty: loader::default_runner_path()
+  std::string runner_path;  // empty: loader::default_runner_path()
   bool timing = true;
   bool verbose = false;
   // Self-check: no submission; every op of the suite is run by the runner calling the aten
   // overload itself, through the same sandbox, protocol and comparison. Must pass everything.
   bool self_check = false;
   bool tolerance_sweep = false;
-  int timed_samples = 3;          // the largest passing samples are timed
+  int timed_samples = 3;  // the largest passing samples are timed
   // Reproduce one sample: only this op and this sample, values drawn as for sample `index`.
   struct Repro {
     std::string op;
@@ -295,7 +304,7 @@ struct EvalOptions {
 struct Report {
   std::string version;
   std::string torch_version;
-  std::string device;
+  std::string device;  // names::device_name of the evaluation's device
   std::string suite;
   std::string policy;
   std::string submission;
@@ -307,8 +316,8 @@ struct Report {
   double wall_s = 0;
 };
 
-// "cuda" when the linked libtorch has CUDA and a GPU is visible, else "cpu" (for --device auto).
-std::string auto_device();
+// Cuda when the linked libtorch has CUDA and a GPU is visible, else Cpu (for --device auto).
+names::Device auto_device();
 
 // Evaluates every op of a submission. Throws std::runtime_error only for configuration errors
 // (unreadable submission, unknown suite, device not available); every per-op problem is in the report.
@@ -327,7 +336,7 @@ std::string report_feedback(const Report& report);
 int report_exit_code(const Report& report);
 
 // ---- audit report (`kernelgate audit`) -------------------------------------------------------
-// Per rule of THREATS.md section B: what kernelgate checks for it, its action in `policy`, and
+// Per rule of the catalogue (catalogue.h): what kernelgate checks for it, its action in `policy`, and
 // per op what was found (the evidence), "nothing found", or why the check was not reached.
 // `date` is written as given (the command passes the UTC time of the run).
 std::string audit_markdown(const Report& report, const policy::Policy& policy, const std::string& date);

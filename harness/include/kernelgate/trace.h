@@ -36,9 +36,9 @@ struct Value {
   bool b = false;
   int64_t i = 0;
   double f = 0;
-  std::string s;          // String, Dtype (e.g. "torch.float16"), Device ("cpu", "cuda:0"), Symbol (bare name)
+  std::string s;  // String, Dtype (e.g. "torch.float16"), Device ("cpu", "cuda:0"), Symbol (bare name)
   TensorSpec tensor;
-  ValueList items;        // List, Tuple; Dict values
+  ValueList items;                // List, Tuple; Dict values
   std::vector<std::string> keys;  // Dict keys (same order as items)
 };
 
@@ -51,7 +51,7 @@ struct Call {
 };
 
 struct OperatorEntry {
-  std::string name;       // as written after "Operator:", e.g. "aten.add.Tensor"
+  std::string name;  // as written after "Operator:", e.g. "aten.add.Tensor"
   std::vector<Call> calls;
   int line = 0;
 };
@@ -87,9 +87,9 @@ bool same_call(const Call& a, const Call& b);
 bool same_trace(const std::vector<OperatorEntry>& a, const std::vector<OperatorEntry>& b);
 
 // Limits that keep hostile input from exhausting the stack or memory (exceeding one is a ParseError).
-inline constexpr int kMaxNestingDepth = 64;                        // containers / T(...) / device(...)
-inline constexpr std::size_t kMaxInputBytes = 256u << 20;          // one parse_trace / parse_call text
-inline constexpr std::size_t kMaxValuesPerCall = 1u << 20;         // values + shape/stride entries
+inline constexpr int kMaxNestingDepth = 64;                 // containers / T(...) / device(...)
+inline constexpr std::size_t kMaxInputBytes = 256u << 20;   // one parse_trace / parse_call text
+inline constexpr std::size_t kMaxValuesPerCall = 1u << 20;  // values + shape/stride entries
 inline constexpr std::size_t kMaxValuesPerTrace = 1u << 23;
 
 }  // namespace kg::trace

@@ -6,7 +6,11 @@
 //                      protocol.h to it; everything it hands back is checked before use.
 #pragma once
 
+#include "kernelgate/aliasing.h"
+#include "kernelgate/names.h"
+#include "kernelgate/runner_evidence.h"
 #include "kernelgate/sandbox.h"
+#include "kernelgate/unique_fd.h"
 
 #include <ATen/core/function_schema.h>
 #include <ATen/core/ivalue.h>
@@ -18,6 +22,11 @@
 #include <system_error>
 #include <utility>
 #include <vector>
+
+namespace kg::protocol {
+struct CallMsg;
+struct CallResultMsg;
+}  // namespace kg::protocol
 
 namespace kg::loader {
 
@@ -31,10 +40,10 @@ std::string folder_for_op(const std::string& op);
 std::string op_for_folder(const std::string& folder);
 
 struct OpFolder {
-  std::string op;       // "relu.default"
-  std::string folder;   // "relu__default"
-  std::string dir;      // absolute path of the op folder
-  std::string source;   // absolute path of the kernel source
+  std::string op;      // "relu.default"
+  std::string folder;  // "relu__default"
+  std::string dir;     // absolute path of the op folder
+  std::string source;  // absolute path of the kernel source
   Kind kind = Kind::Cpu;
 };
 
@@ -66,21 +75,21 @@ std::string registered_schema(const c10::FunctionSchema& schema, const std::stri
 constexpr const char* kRegistryNamespace = "kgsub";
 
 struct Diagnostic {
-  std::string file;       // relative to the submission
+  std::string file;  // relative to the submission
   int line = 0;
   int column = 0;
-  std::string severity;   // "error", "warning", "note"
+  std::string severity;  // "error", "warning", "note"
   std::string message;
 };
 
 struct BuildOptions {
-  std::string work_dir;          // host directory for builds when the cache is off (created)
-  std::string submission_root;   // paths in diagnostics are shown relative to this
+  std::string work_dir;         // host directory for builds when the cache is off (created)
+  std::string submission_root;  // paths in diagnostics are shown relative to this
   double time_s = 120;
   uint64_t memory_mb = 4096;
   // The content-addressed build cache (docs/loader.md, "Cache"): a hit skips the compiler.
   bool use_cache = true;
-  std::string cache_dir;         // default: cache_root()/builds ($KERNELGATE_CACHE)
+  std::string cache_dir;  // default: cache_root()/builds ($KERNELGATE_CACHE)
   // The whole build cache is kept within this many bytes by evicting least recently used
   // entries after a publish; 0: $KERNELGATE_CACHE_MAX_MB, else 4 GiB.
   uint64_t cache_max_bytes = 0;
@@ -96,23 +105,23 @@ struct BuildOptions {
 
 struct BuildResult {
   bool ok = false;
-  std::string artifact;          // host path of the built .so (cpu, cuda) or .cubin (nvrtc)
+  std::string artifact;                 // host path of the built .so (cpu, cuda) or .cubin (nvrtc)
   std::vector<Diagnostic> diagnostics;  // capped at kMaxDiagnostics, paths relative to the submission
-  std::string log;               // compiler output, capped, paths made relative
-  std::string error;             // one-line summary when !ok
+  std::string log;                      // compiler output, capped, paths made relative
+  std::string error;                    // one-line summary when !ok
   sandbox::Record record;
   double seconds = 0;
   // Added with the cuda and nvrtc kinds:
   Kind kind = Kind::Cpu;
   bool cache_hit = false;
-  std::string cache_key;         // SHA-256 of everything that changes the artifact
+  std::string cache_key;  // SHA-256 of everything that changes the artifact
   // Why a cache entry of this key was found not to match the digests kernelgate recorded for
   // it and was removed (the artifact was then rebuilt); "" when none was.
   std::string cache_rejected;
   // A build too large to cache (BuildOptions::cache_artifact_max_bytes): its folder, to remove
   // once the artifact has been used (remove_uncached()); "" otherwise.
   std::string uncached_dir;
-  std::string launch_file;       // nvrtc: the normalised launch table beside the cubin
+  std::string launch_file;  // nvrtc: the normalised launch table beside the cubin
   // How a cuda-kind build ran when it left its fast path or took it ("host prefix precompiled",
   // "all of ATen: ...", "nvcc whole: ...", "not cached: ..."); for a cache hit only a toolchain
   // entry (prelude, host prefix, dry run) found altered and rebuilt.
@@ -146,7 +155,7 @@ std::string kind_unavailable(Kind kind);
 // every test honestly (the cpu/cuda stubs throw "not implemented"; the nvrtc stub's kernel writes
 // nothing). Existing files are never overwritten (listed in the returned problems instead).
 struct InitResult {
-  std::vector<std::string> written;                            // paths written
+  std::vector<std::string> written;                           // paths written
   std::vector<std::pair<std::string, std::string>> problems;  // op or path -> why skipped
 };
 InitResult write_stubs(const std::string& dir, const std::vector<std::string>& ops, Kind kind);
@@ -157,21 +166,29 @@ std::string stub_launch_toml(const std::string& op);
 // ---- the runner -------------------------------------------------------------------------
 
 // Where a call runs: the runner copies inputs there before the call and brings everything back.
-enum class Device { Cpu = 0, Cuda = 1 };  // Cuda means cuda:0 of the runner's box
+using Device = names::Device;  // Cuda means cuda:0 of the runner's box
 
 // What to load into a runner (extends the three-string load()).
 struct LoadRequest {
-  std::string artifact;        // .so (cpu, cuda) or .cubin (nvrtc); "" = the aten overload itself
-  std::string registered_op;   // "kgsub::relu__default" (cpu, cuda)
-  std::string aten_op;         // "relu.default"
+  std::string artifact;       // .so (cpu, cuda) or .cubin (nvrtc); "" = the aten overload itself
+  std::string registered_op;  // "kgsub::relu__default" (cpu, cuda)
+  std::string aten_op;        // "relu.default"
   Kind kind = Kind::Cpu;
-  Device device = Device::Cpu; // the runner sets the device up before its filter tightens
+  Device device = Device::Cpu;  // the runner sets the device up before its filter tightens
 };
 LoadRequest load_request(const OpFolder& op, const BuildResult& built, Device device);
 
+// What one call can carry (the protocol's limits), for callers that size their calls.
+inline constexpr int kMaxCallReps = 1000;          // CallOptions::reps
+inline constexpr size_t kMaxCallInputSets = 1024;  // the inputs plus CallOptions::more_inputs
+inline constexpr size_t kMaxCallDispatched = 16;   // CallOutcome::dispatched (more: DispatchedOverflow)
+// Bytes `values` take encoded in a call's shared region (CallOptions::returns_bytes_hint, a
+// budget of input sets).
+size_t encoded_bytes(const std::vector<c10::IValue>& values);
+
 struct CallOptions {
-  int warmup = 0;              // untimed calls before the timed ones
-  int reps = 0;                // timed calls (0: one untimed call)
+  int warmup = 0;  // untimed calls before the timed ones
+  int reps = 0;    // timed calls (0: one untimed call)
   Device device = Device::Cpu;
   // nvrtc kind: the reference's returns (only dtype and shape are sent), which the runner
   // allocates for the kernel to write. Ignored by the other kinds.
@@ -192,8 +209,8 @@ struct CallOptions {
 };
 
 struct RunnerOptions {
-  std::string runner_path;               // host path of kg-runner
-  std::vector<std::string> ro_binds;     // artifact dirs etc., bound read-only at the same path
+  std::string runner_path;            // host path of kg-runner
+  std::vector<std::string> ro_binds;  // artifact dirs etc., bound read-only at the same path
   sandbox::Profile profile = sandbox::Profile::RunCpu;
   sandbox::Limits limits;
 };
@@ -201,46 +218,61 @@ struct RunnerOptions {
 struct CallOutcome {
   enum class Kind { Ok, OpError, Died, Timeout, ProtocolViolation };
   Kind kind = Kind::Died;
-  std::vector<c10::IValue> returns;      // the call's returns
-  std::vector<c10::IValue> args_after;   // every argument after the call (tensors show mutation)
+  std::vector<c10::IValue> returns;     // the call's returns
+  std::vector<c10::IValue> args_after;  // every argument after the call (tensors show mutation)
   // Per CallOptions::more_inputs set: the returns of its last call and its arguments after it.
   struct SetResult {
     std::vector<c10::IValue> returns, args_after;
   };
   std::vector<SetResult> more;
-  std::vector<double> times_s;           // runner-reported per-call times (timed calls only)
+  std::vector<double> times_s;  // runner-reported per-call times (timed calls only)
   // Per timed call: how long the device took to become idle after the call's end was recorded
   // (work escaping the timed stream shows here; CPU: 0). Evidence for the supervisor.
   std::vector<double> idle_wait_s;
-  std::string timer;                     // "steady_clock" or "cuda_event"
-  uint32_t evidence = 0;                 // protocol::Evidence bits the runner observed
-  std::vector<std::string> dispatched;   // operators the submission dispatched ("aten::relu"), validated names
-  std::vector<int32_t> return_alias;     // per return: the argument it shares storage with, or protocol::kAlias*
-  double supervisor_wall_s = 0;          // the supervisor's own clock around the whole exchange
+  std::string timer;  // "steady_clock" or "cuda_event"
+  // What the runner observed around the calls (policies/runner_evidence.h), decoded once from
+  // the reply's evidence bits.
+  policy::ObservationSet observations;
+  std::vector<std::string> dispatched;  // operators the submission dispatched ("aten::relu"), validated names
+  std::vector<int32_t> return_alias;    // per return: the argument it shares storage with, or protocol::kAlias*
+  double supervisor_wall_s = 0;         // the supervisor's own clock around the whole exchange
   std::string message;
-  sandbox::Record record;                // filled when the runner died or was killed
+  sandbox::Record record;  // filled when the runner died or was killed
 };
+
+// Why a load did not happen. `message` is what results.json shows; `kind` is what callers decide
+// on (a ProtocolViolation is also the protocol_violation rule's evidence).
+struct LoadError {
+  enum class Kind {
+    Refused,            // the runner answered: the artifact or op could not be loaded
+    TimedOut,           // no answer within the runner's time limit
+    Died,               // the runner was not running, or ended while loading
+    ProtocolViolation,  // a message the runner never sends (malformed, out of turn)
+  };
+  Kind kind = Kind::Refused;
+  std::string message;
+};
+// The message of a failed load, "" for a load that happened (for logs and tests).
+inline std::string load_message(const std::optional<LoadError>& e) { return e ? e->message : std::string(); }
 
 // One kg-runner in the sandbox's run profile. kernelgate uses one per op of a submission (ops
 // share no process state; a crash costs one op's runner), serving every call of that op; a
 // runner that died (alive() false) is replaced by a fresh one for the next call.
-inline constexpr const char* kLoadProtocolViolation = "protocol violation while loading: ";
 
 class RunnerClient {
  public:
   static std::unique_ptr<RunnerClient> start(const RunnerOptions& options);
   ~RunnerClient();
 
-  // Loads an artifact; returns an empty string on success, else the runner's message. A message
-  // the runner never sends (malformed, out of turn: the artifact's static constructors wrote to
-  // fd 3) starts with kLoadProtocolViolation.
+  // Loads an artifact; nothing on success, else why not. A message the runner never sends
+  // (malformed, out of turn: the artifact's static constructors wrote to fd 3) is a
+  // ProtocolViolation whose message starts "protocol violation while loading: ".
   // An empty `artifact` makes the runner call the aten overload `aten_op` ("relu.default") itself.
-  std::string load(const std::string& artifact, const std::string& registered_op, const std::string& aten_op);
-  std::string load(const LoadRequest& request);
+  std::optional<LoadError> load(const std::string& artifact, const std::string& registered_op, const std::string& aten_op);
+  std::optional<LoadError> load(const LoadRequest& request);
   // Runs the loaded op once on `inputs` (returns come back), or with reps > 0 times it and
   // returns the last timed call's outputs.
-  CallOutcome call(const std::vector<c10::IValue>& inputs, size_t n_returns, double timeout_s,
-                   int warmup = 0, int reps = 0);
+  CallOutcome call(const std::vector<c10::IValue>& inputs, size_t n_returns, double timeout_s, int warmup = 0, int reps = 0);
   CallOutcome call(const std::vector<c10::IValue>& inputs, size_t n_returns, double timeout_s, const CallOptions& options);
   bool alive() const { return alive_; }
   // Asks the runner to exit and returns its record.
@@ -249,6 +281,15 @@ class RunnerClient {
  private:
   RunnerClient() = default;
   CallOutcome died(CallOutcome out, const std::string& why);
+  // The steps of call(): the outcome of a call on a runner that is gone; the Call sent with its
+  // region's descriptor and the reply awaited into `*reply` (the outcome when none came: timed
+  // out, the channel broke, a malformed message, after which the runner is gone); the reply
+  // checked (runner_reply.h) into the outcome, a breach of the protocol stopping the runner.
+  CallOutcome not_running() const;
+  std::optional<CallOutcome> send_and_wait(const protocol::CallMsg& m, int region_fd, double timeout_s, protocol::CallResultMsg* reply,
+                                           double* wall_s);
+  CallOutcome read_reply(const protocol::CallResultMsg& reply, const protocol::CallMsg& m, size_t n_args, size_t n_returns, double wall_s,
+                         const uint8_t* output_region);
   // Kills the runner (when still running) and returns its record, once waited for.
   sandbox::Record stop(const std::string& why);
   std::unique_ptr<sandbox::Process> process_;
@@ -256,7 +297,7 @@ class RunnerClient {
   // Process::wait(), so a thread sits in it for the runner's whole life.
   std::future<sandbox::Record> waiter_;
   std::optional<sandbox::Record> record_;
-  int sock_ = -1;
+  UniqueFd sock_;
   bool alive_ = false;
   uint64_t next_call_ = 1;
   double timeout_s_ = 20;
@@ -265,9 +306,8 @@ class RunnerClient {
 // Exact copy of a value list: tensors get fresh storage with the same sizes, strides and values.
 std::vector<c10::IValue> clone_values(const std::vector<c10::IValue>& values);
 
-// Per return: the index of the argument (a tensor, or a tensor list holding one) whose storage
-// it shares, protocol::kAliasNone, or protocol::kAliasNotTensor (not one defined tensor).
-std::vector<int32_t> return_aliases(const std::vector<c10::IValue>& returns, const std::vector<c10::IValue>& args);
+// Per return: which argument's storage it shares (kernelgate/aliasing.h).
+using protocol::return_aliases;
 
 // Removes a file or a directory tree without following links. Use it instead of
 // std::filesystem::remove_all in anything that links libtorch: PyTorch 2.x wheels export a broken

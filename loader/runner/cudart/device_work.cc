@@ -144,52 +144,51 @@ namespace dw = kg::runner::device_work;
 // NO_STREAM for the synchronous ones) is not the timed stream. A missing libcudart answers
 // cudaErrorNotSupported.
 #define NO_STREAM cudaStreamLegacy
-#define KG_FORWARD(ret, name, params, args, COUNT, STREAM)                                  \
-  namespace kg::runner::device_work {                                                      \
-  std::atomic<ret(*) params> real_##name{nullptr};                                          \
-  }                                                                                         \
-  extern "C" __attribute__((visibility("default"))) ret name params {                      \
-    COUNT;                                                                                  \
-    auto f = dw::real(dw::real_##name, #name);                                              \
-    if (!f) return cudaErrorNotSupported;                                                   \
-    const int slot = dw::bracket_begin(STREAM);                                             \
-    const ret r = f args;                                                                   \
-    dw::bracket_end(slot, STREAM);                                                          \
-    return r;                                                                               \
+#define KG_FORWARD(ret, name, params, args, COUNT, STREAM)            \
+  namespace kg::runner::device_work {                                 \
+  std::atomic<ret(*) params> real_##name{nullptr};                    \
+  }                                                                   \
+  extern "C" __attribute__((visibility("default"))) ret name params { \
+    COUNT;                                                            \
+    auto f = dw::real(dw::real_##name, #name);                        \
+    if (!f) return cudaErrorNotSupported;                             \
+    const int slot = dw::bracket_begin(STREAM);                       \
+    const ret r = f args;                                             \
+    dw::bracket_end(slot, STREAM);                                    \
+    return r;                                                         \
   }
 
 #if CUDART_VERSION >= 12000
-KG_FORWARD(cudaError_t, __cudaLaunchKernel, (cudaKernel_t k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
-           (k, g, b, a, s, st), dw::count(), st)
-KG_FORWARD(cudaError_t, __cudaLaunchKernel_ptsz, (cudaKernel_t k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
-           (k, g, b, a, s, st), dw::count(), st)
+KG_FORWARD(cudaError_t, __cudaLaunchKernel, (cudaKernel_t k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st), (k, g, b, a, s, st),
+           dw::count(), st)
+KG_FORWARD(cudaError_t, __cudaLaunchKernel_ptsz, (cudaKernel_t k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st), (k, g, b, a, s, st),
+           dw::count(), st)
 #endif
-KG_FORWARD(cudaError_t, cudaLaunchKernel, (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
-           (k, g, b, a, s, st), dw::count(), st)
-KG_FORWARD(cudaError_t, cudaLaunchKernel_ptsz, (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
-           (k, g, b, a, s, st), dw::count(), st)
+KG_FORWARD(cudaError_t, cudaLaunchKernel, (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st), (k, g, b, a, s, st),
+           dw::count(), st)
+KG_FORWARD(cudaError_t, cudaLaunchKernel_ptsz, (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st), (k, g, b, a, s, st),
+           dw::count(), st)
 KG_FORWARD(cudaError_t, cudaLaunchKernelExC, (const cudaLaunchConfig_t* c, const void* k, void** a), (c, k, a), dw::count(),
            c ? c->stream : NO_STREAM)
-KG_FORWARD(cudaError_t, cudaLaunchKernelExC_ptsz, (const cudaLaunchConfig_t* c, const void* k, void** a), (c, k, a),
-           dw::count(), c ? c->stream : NO_STREAM)
-KG_FORWARD(cudaError_t, cudaLaunchCooperativeKernel,
-           (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st), (k, g, b, a, s, st), dw::count(), st)
-KG_FORWARD(cudaError_t, cudaLaunchCooperativeKernel_ptsz,
-           (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st), (k, g, b, a, s, st), dw::count(), st)
+KG_FORWARD(cudaError_t, cudaLaunchKernelExC_ptsz, (const cudaLaunchConfig_t* c, const void* k, void** a), (c, k, a), dw::count(),
+           c ? c->stream : NO_STREAM)
+KG_FORWARD(cudaError_t, cudaLaunchCooperativeKernel, (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
+           (k, g, b, a, s, st), dw::count(), st)
+KG_FORWARD(cudaError_t, cudaLaunchCooperativeKernel_ptsz, (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
+           (k, g, b, a, s, st), dw::count(), st)
 KG_FORWARD(cudaError_t, cudaGraphLaunch, (cudaGraphExec_t g, cudaStream_t st), (g, st), dw::count(), st)
 KG_FORWARD(cudaError_t, cudaGraphLaunch_ptsz, (cudaGraphExec_t g, cudaStream_t st), (g, st), dw::count(), st)
 KG_FORWARD(cudaError_t, cudaMemsetAsync, (void* p, int v, size_t n, cudaStream_t st), (p, v, n, st), dw::count(), st)
 KG_FORWARD(cudaError_t, cudaMemsetAsync_ptsz, (void* p, int v, size_t n, cudaStream_t st), (p, v, n, st), dw::count(), st)
 KG_FORWARD(cudaError_t, cudaMemset, (void* p, int v, size_t n), (p, v, n), dw::count(), NO_STREAM)
 KG_FORWARD(cudaError_t, cudaMemset_ptds, (void* p, int v, size_t n), (p, v, n), dw::count(), NO_STREAM)
-KG_FORWARD(cudaError_t, cudaMemcpyAsync, (void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t st),
-           (d, s, n, k, st), dw::count_copy(d, s, k), st)
-KG_FORWARD(cudaError_t, cudaMemcpyAsync_ptsz, (void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t st),
-           (d, s, n, k, st), dw::count_copy(d, s, k), st)
-KG_FORWARD(cudaError_t, cudaMemcpy, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k),
-           dw::count_copy(d, s, k), NO_STREAM)
-KG_FORWARD(cudaError_t, cudaMemcpy_ptds, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k),
-           dw::count_copy(d, s, k), NO_STREAM)
+KG_FORWARD(cudaError_t, cudaMemcpyAsync, (void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t st), (d, s, n, k, st),
+           dw::count_copy(d, s, k), st)
+KG_FORWARD(cudaError_t, cudaMemcpyAsync_ptsz, (void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t st), (d, s, n, k, st),
+           dw::count_copy(d, s, k), st)
+KG_FORWARD(cudaError_t, cudaMemcpy, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k), dw::count_copy(d, s, k), NO_STREAM)
+KG_FORWARD(cudaError_t, cudaMemcpy_ptds, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k), dw::count_copy(d, s, k),
+           NO_STREAM)
 
 #undef KG_FORWARD
 #undef NO_STREAM

@@ -1,4 +1,4 @@
-// Device work watch (no_device_work and async_escape, THREATS.md B19 and B10): kg-runner defines
+// Device work watch (no_device_work and async_escape, docs/threats.md B19 and B10): kg-runner defines
 // and exports the CUDA runtime's kernel-launch, memset and copy entry points (device_work.cc),
 // so the submission's calls into libcudart reach them first; each notes what it queues and
 // forwards to libcudart.

@@ -1,8 +1,9 @@
 // kernelgate policies: the settings a verdict is judged under, read from TOML profiles.
 //
 // A profile is a TOML file (policies/profiles/NAME.toml ships `competition`, `rl-reward`,
-// `audit`, `backendbench`). docs/policies.md is the commented schema. Every setting lives in
-// the Policy struct below, parsed once; a bad file is a PolicyError naming file, line and key.
+// `audit`, `backendbench`). Every setting lives in the Policy struct below, parsed once; a bad
+// file is a PolicyError naming file, line and key. The keys, their types, ranges and defaults are
+// one table in the library (schema_table() prints it; docs/policies.md carries it).
 #pragma once
 
 #include <cstddef>
@@ -23,8 +24,8 @@ enum class Action { Reject, Flag, Off };
 const char* action_name(Action a);
 
 struct Policy {
-  std::string name;          // profile name ("competition") or the file's stem
-  std::string source;        // the file it was read from
+  std::string name;    // profile name ("competition") or the file's stem
+  std::string source;  // the file it was read from
   std::string description;
 
   // Per-dtype tolerances keyed by short dtype name: f16, bf16, f32, f64, c64, c128, ...
@@ -33,14 +34,14 @@ struct Policy {
   // Per-op overrides: op overload name ("_softmax.default") -> dtype -> tolerance.
   std::map<std::string, std::map<std::string, Tolerance>> op_tolerances;
 
-  // Rule id (THREATS.md section B) -> action. Rules not listed default to Reject.
+  // Rule id (catalogue.h, docs/threats.md) -> action. Rules not listed default to Reject.
   std::map<std::string, Action> rules;
 
   // Vendor libraries the submission may use (e.g. "cublas"); everything else is forbidden.
   std::vector<std::string> allowed_libraries;
 
   // Trials and timing.
-  int correctness_trials = 1;   // times each sample is re-run (fresh inputs) for stateful/replay checks
+  int correctness_trials = 1;  // times each sample is re-run (fresh inputs) for stateful/replay checks
   int timing_warmup = 3;
   int timing_min_reps = 10;
   int timing_max_reps = 200;
@@ -53,9 +54,9 @@ struct Policy {
   // Limits for the children.
   double compile_time_s = 60;
   double compile_memory_mb = 4096;
-  double run_call_time_s = 20;    // per call to the runner
+  double run_call_time_s = 20;  // per call to the runner
   double run_memory_mb = 8192;
-  int cache_artifact_mb = 64;     // a build output larger than this is used once, not cached
+  int cache_artifact_mb = 64;  // a build output larger than this is used once, not cached
 
   // Tolerance for `op` on dtype `dtype` (short name): op override, then dtype default,
   // then a built-in default no looser than PyTorch's testing defaults. `op` is the overload as
@@ -85,10 +86,13 @@ std::string profile_dir();
 std::vector<std::string> profile_names();
 // `name_or_file`: a shipped profile name, or a path to a .toml file. Throws PolicyError.
 Policy load(const std::string& name_or_file);
-// Parses TOML text; `source` names it in errors. Throws PolicyError.
+// Parses TOML text (at most kMaxPolicyBytes); `source` names it in errors. Throws PolicyError.
 Policy parse(const std::string& text, const std::string& source);
+// Every key a profile may set, as the markdown table docs/policies.md carries
+// (`kernelgate policy schema` prints it).
+std::string schema_table();
 
-// Rule ids this build knows (THREATS.md section B), for validating profiles.
+// The catalogue's rule ids (catalogue.h) in its order, for validating and printing profiles.
 const std::vector<std::string>& known_rules();
 
 // The largest policy file `load` reads; it must be a regular file (no FIFO, device or directory).

@@ -13,6 +13,7 @@
 // its known weaknesses.
 #pragma once
 
+#include "kernelgate/catalogue.h"
 #include "kernelgate/policy.h"
 
 #include <cstddef>
@@ -22,27 +23,27 @@
 
 namespace kg::policy {
 
-// One rule that fired. `rule` is a rule id of THREATS.md section B ("fallback_to_torch"),
-// `evidence` one line an auditor can check with `nm -D --defined-only`/`readelf -d` on the file.
+// One rule that fired (rule_id(rule) is its id: "fallback_to_torch"); `evidence` is one line an
+// auditor can check with `nm -D --defined-only`/`readelf -d` on the file.
 struct Finding {
-  std::string rule;
+  Rule rule;
   std::string evidence;
 };
 
 // What the dynamic loader would see in an ELF64 shared object. Names are raw (mangled) symbol
 // names, each listed once, in symbol-table order.
 struct ArtifactInfo {
-  std::string path;                     // the file read ("<bytes>" for read_artifact_bytes)
-  std::vector<std::string> imports;     // undefined dynamic symbols: resolved from other objects
+  std::string path;                       // the file read ("<bytes>" for read_artifact_bytes)
+  std::vector<std::string> imports;       // undefined dynamic symbols: resolved from other objects
   std::vector<std::string> weak_imports;  // the subset of `imports` bound weak (may stay null)
-  std::vector<std::string> exports;     // defined global/weak dynamic symbols of default/protected visibility
-  std::vector<std::string> needed;      // DT_NEEDED library names, e.g. "libtorch_cpu.so"
-  std::string soname;                   // DT_SONAME, empty when absent
-  bool textrel = false;                 // DT_TEXTREL or DF_TEXTREL: the loader must write into code
-  bool wx_segment = false;              // a PT_LOAD segment mapped both writable and executable
-  bool exec_stack = false;              // PT_GNU_STACK asks for an executable stack
-  uint64_t init_array_size = 0;         // DT_INIT_ARRAYSZ / 8: static constructors run at load
-  bool has_init = false;                // DT_INIT present
+  std::vector<std::string> exports;       // defined global/weak dynamic symbols of default/protected visibility
+  std::vector<std::string> needed;        // DT_NEEDED library names, e.g. "libtorch_cpu.so"
+  std::string soname;                     // DT_SONAME, empty when absent
+  bool textrel = false;                   // DT_TEXTREL or DF_TEXTREL: the loader must write into code
+  bool wx_segment = false;                // a PT_LOAD segment mapped both writable and executable
+  bool exec_stack = false;                // PT_GNU_STACK asks for an executable stack
+  uint64_t init_array_size = 0;           // DT_INIT_ARRAYSZ / 8: static constructors run at load
+  bool has_init = false;                  // DT_INIT present
   // Printable strings (>= 6 chars) found in the file that name a vendor library or one of its
   // entry points ("libopenblas.so.0", "cblas_sgemm"): the argument of a dlopen/dlsym.
   std::vector<std::string> library_strings;

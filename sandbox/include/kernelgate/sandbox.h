@@ -12,6 +12,9 @@
 // The sandbox knows nothing about kernels.
 #pragma once
 
+#include "kernelgate/runner_filter.h"  // kg-runner's second stage (tighten_runner_filter)
+#include "kernelgate/sandbox_profile.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,12 +23,7 @@
 
 namespace kg::sandbox {
 
-// Which syscall filter and which device nodes the child gets.
-enum class Profile {
-  Compile,  // toolchains: many processes, exec, files in scratch; AF_UNIX only
-  RunCpu,   // kg-runner on CPU
-  RunCuda,  // kg-runner on a GPU: adds /dev/nvidia*, memfd, the driver's ioctls
-};
+// Which syscall filter and which device nodes the child gets: Profile (sandbox_profile.h).
 const char* profile_name(Profile p);
 bool parse_profile(const std::string& name, Profile* out);
 
@@ -34,30 +32,30 @@ enum class Status { OK, RE, SG, TO, ML, OL, SV, XX };
 const char* status_name(Status s);
 
 struct Bind {
-  std::string path;      // host path, bound at the same path inside
+  std::string path;  // host path, bound at the same path inside
   bool writable = false;
 };
 
 struct Limits {
-  double cpu_s = 10;                 // RLIMIT_CPU (and accounted over the whole tree)
-  double wall_s = 30;                // enforced by the supervisor
-  uint64_t memory_mb = 4096;         // cgroup v2 memory.max where possible, else RLIMIT_AS/DATA fallback
-  int max_processes = 64;            // pids.max / RLIMIT_NPROC
-  int max_open_files = 256;          // RLIMIT_NOFILE
-  uint64_t max_file_mb = 256;        // RLIMIT_FSIZE
+  double cpu_s = 10;                    // RLIMIT_CPU (and accounted over the whole tree)
+  double wall_s = 30;                   // enforced by the supervisor
+  uint64_t memory_mb = 4096;            // cgroup v2 memory.max where possible, else RLIMIT_AS/DATA fallback
+  int max_processes = 64;               // pids.max / RLIMIT_NPROC
+  int max_open_files = 256;             // RLIMIT_NOFILE
+  uint64_t max_file_mb = 256;           // RLIMIT_FSIZE
   uint64_t max_output_bytes = 1 << 20;  // stdout + stderr captured; over it: OL and the tree is killed
-  uint64_t scratch_mb = 512;         // tmpfs size cap of the scratch dir
+  uint64_t scratch_mb = 512;            // tmpfs size cap of the scratch dir
 };
 
 struct Spec {
   Profile profile = Profile::RunCpu;
-  std::vector<std::string> argv;        // argv[0] is an absolute path inside the sandbox
-  std::vector<std::string> env;         // the child's whole environment ("K=V"); nothing is inherited
-  std::vector<Bind> binds;              // besides the profile's own system binds (/usr, /lib*, /bin, /etc/ld.so.cache ...)
-  std::string scratch_dir = "/tmp";     // tmpfs, noexec unless scratch_exec, writable
-  bool scratch_exec = false;            // the compile profile needs exec of nothing in scratch; runners dlopen from binds
-  std::string workdir = "/tmp";         // chdir target inside
-  std::vector<int> pass_fds;            // host fds given to the child as 3, 4, ... in this order
+  std::vector<std::string> argv;     // argv[0] is an absolute path inside the sandbox
+  std::vector<std::string> env;      // the child's whole environment ("K=V"); nothing is inherited
+  std::vector<Bind> binds;           // besides the profile's own system binds (/usr, /lib*, /bin, /etc/ld.so.cache ...)
+  std::string scratch_dir = "/tmp";  // tmpfs, noexec unless scratch_exec, writable
+  bool scratch_exec = false;         // the compile profile needs exec of nothing in scratch; runners dlopen from binds
+  std::string workdir = "/tmp";      // chdir target inside
+  std::vector<int> pass_fds;         // host fds given to the child as 3, 4, ... in this order
   Limits limits;
   // When set, stdout/stderr are captured (capped at limits.max_output_bytes) into the Record;
   // otherwise they pass through to the supervisor's own stdout/stderr, still counted and capped.
@@ -73,13 +71,13 @@ struct Record {
   Status status = Status::XX;
   int exit_code = 0;
   int signal = 0;
-  std::string syscall;   // name of the syscall that violated the filter, when known
+  std::string syscall;  // name of the syscall that violated the filter, when known
   double cpu_s = 0;
   double wall_s = 0;
   long max_rss_kb = 0;
   std::string message;
-  std::string stdout_text;  // captured, capped
-  std::string stderr_text;  // captured, capped
+  std::string stdout_text;      // captured, capped
+  std::string stderr_text;      // captured, capped
   std::string to_json() const;  // status, exit_code, signal, syscall, cpu_s, wall_s, max_rss_kb, message
 };
 
@@ -97,6 +95,7 @@ class Process {
   void kill(const std::string& reason);
 
   struct Impl;
+
  private:
   friend std::unique_ptr<Process> start(const Spec&);
   explicit Process(std::unique_ptr<Impl>);
@@ -110,10 +109,5 @@ std::unique_ptr<Process> start(const Spec& spec);
 
 // start() + wait().
 Record run(const Spec& spec);
-
-// Called by kg-runner inside the sandbox right before the first untrusted call: installs the
-// tighter filter of the run profiles on every thread (SECCOMP_FILTER_FLAG_TSYNC).
-// Returns an empty string on success, else what failed.
-std::string tighten_runner_filter(Profile profile);
 
 }  // namespace kg::sandbox

@@ -26,8 +26,7 @@ static void hog() {
 
 static void fill(int fd) {
   std::vector<char> b(1 << 20, 'm');
-  while (::write(fd, b.data(), b.size()) > 0) {
-  }
+  while (::write(fd, b.data(), b.size()) > 0) {}
   result("fill", std::string("stopped ") + strerrorname_np(errno));
 }
 
@@ -46,8 +45,7 @@ int main(int argc, char** argv) {
   if (mode == "children") {
     for (int i = 0; i < 4; ++i)
       if (::fork() == 0) hog();
-    while (::wait(nullptr) > 0) {
-    }
+    while (::wait(nullptr) > 0) {}
   }
   return 0;
 }

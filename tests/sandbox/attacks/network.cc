@@ -57,8 +57,7 @@ int main(int argc, char** argv) {
       std::strncpy(a.sun_path, name.c_str(), sizeof a.sun_path - 1);
       len = sizeof a;
     }
-    return refused("connect unix " + mode + " " + name, ::connect(s, reinterpret_cast<sockaddr*>(&a), len)) ? 0
-                                                                                                          : kBreached;
+    return refused("connect unix " + mode + " " + name, ::connect(s, reinterpret_cast<sockaddr*>(&a), len)) ? 0 : kBreached;
   }
   result("mode", "unknown");
   return 2;

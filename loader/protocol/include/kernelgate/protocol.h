@@ -33,10 +33,10 @@ enum class MsgType : uint32_t {
 
 enum class CallStatus : uint32_t {
   Ok = 0,
-  Exception = 1,      // the op threw (message says what)
-  OutputTooLarge = 2, // returns did not fit in the output region
-  BadInput = 3,       // the runner could not decode the inputs (a supervisor bug)
-  DeviceError = 4,    // a CUDA error (illegal address, launch failure ...): the runner exits after reporting
+  Exception = 1,       // the op threw (message says what)
+  OutputTooLarge = 2,  // returns did not fit in the output region
+  BadInput = 3,        // the runner could not decode the inputs (a supervisor bug)
+  DeviceError = 4,     // a CUDA error (illegal address, launch failure ...): the runner exits after reporting
 };
 
 enum class ArtifactKind : uint32_t { SharedObject = 0, CudaSharedObject = 1, Cubin = 2 };
@@ -44,36 +44,36 @@ enum class DeviceKind : uint32_t { Cpu = 0, Cuda0 = 1 };
 
 // What the runner saw around the calls (evidence; the supervisor decides what it means).
 enum Evidence : uint32_t {
-  kEvidencePersistingL2Changed = 1u << 0,  // a call changed the persisting-L2 limit or window
-  kEvidenceDeviceBusyAfterCall = 1u << 1,  // the timed stream still busy once the call's end event completed
-  kEvidenceThreadsLeftRunning = 1u << 2,   // the call left extra threads behind
-  kEvidenceFlushSkipped = 1u << 3,         // the cache flush could not run (no memory for the buffer)
+  kEvidencePersistingL2Changed = 1u << 0,        // a call changed the persisting-L2 limit or window
+  kEvidenceDeviceBusyAfterCall = 1u << 1,        // the timed stream still busy once the call's end event completed
+  kEvidenceThreadsLeftRunning = 1u << 2,         // the call left extra threads behind
+  kEvidenceFlushSkipped = 1u << 3,               // the cache flush could not run (no memory for the buffer)
   kEvidenceOutputsChangedAfterReturn = 1u << 4,  // returns or arguments changed after a judged call had returned
-  kEvidenceObserverOff = 1u << 5,          // the dispatcher observer missed the called op or a canary op (removed or disabled)
-  kEvidenceDispatchedOverflow = 1u << 6,   // more distinct operators were dispatched than `dispatched` holds
-  kEvidencePoisonOff = 1u << 7,            // allocation poisoning was switched off during a call
-  kEvidenceUnwrittenBool = 1u << 8,        // a bool output held bytes other than 0/1 (poison never overwritten); set to 1 before encoding
-  kEvidenceNoDeviceWork = 1u << 9,         // a judged call on cuda:0 returned elements but its host code queued no device work
+  kEvidenceObserverOff = 1u << 5,                // the dispatcher observer missed the called op or a canary op (removed or disabled)
+  kEvidenceDispatchedOverflow = 1u << 6,         // more distinct operators were dispatched than `dispatched` holds
+  kEvidencePoisonOff = 1u << 7,                  // allocation poisoning was switched off during a call
+  kEvidenceUnwrittenBool = 1u << 8,  // a bool output held bytes other than 0/1 (poison never overwritten); set to 1 before encoding
+  kEvidenceNoDeviceWork = 1u << 9,   // a judged call on cuda:0 returned elements but its host code queued no device work
   kEvidenceWorkOutsideTimedRegion = 1u << 10,  // a timed call's work on a stream of its own ran before its start or after its stop event
 };
 
-constexpr uint32_t kMaxDispatched = 16;       // distinct operators reported per Call
-constexpr uint32_t kDispatchedNameBytes = 96; // each NUL-terminated
-constexpr uint32_t kMaxReturnAlias = 16;      // returns whose aliasing is reported
-constexpr uint32_t kMaxInputSets = 1024;      // value sets one Call rotates through (> kMaxTimedReps)
+constexpr uint32_t kMaxDispatched = 16;        // distinct operators reported per Call
+constexpr uint32_t kDispatchedNameBytes = 96;  // each NUL-terminated
+constexpr uint32_t kMaxReturnAlias = 16;       // returns whose aliasing is reported
+constexpr uint32_t kMaxInputSets = 1024;       // value sets one Call rotates through (> kMaxTimedReps)
 
 // CallMsg flags.
 enum CallFlag : uint32_t {
   kCallNoPoison = 1u << 0,  // the judged call runs without allocation poisoning, as timed calls do
 };
-constexpr int32_t kAliasNone = -1;            // the return shares storage with no argument
-constexpr int32_t kAliasNotTensor = -2;       // the return is not one defined tensor (list, number, undefined)
+constexpr int32_t kAliasNone = -1;       // the return shares storage with no argument
+constexpr int32_t kAliasNotTensor = -2;  // the return is not one defined tensor (list, number, undefined)
 
 struct MsgHeader {
   uint32_t magic;
   uint32_t version;
-  uint32_t type;   // MsgType
-  uint32_t size;   // sizeof the whole message
+  uint32_t type;  // MsgType
+  uint32_t size;  // sizeof the whole message
 };
 
 struct HelloMsg {
@@ -85,12 +85,12 @@ struct HelloMsg {
 
 struct LoadMsg {
   MsgHeader h;
-  char artifact_path[1024];   // path inside the sandbox
-  char op_name[256];          // registered name, e.g. "kgsub::relu__default"
-  char aten_name[256];        // the aten overload, e.g. "aten::relu" + overload in aten_overload
+  char artifact_path[1024];  // path inside the sandbox
+  char op_name[256];         // registered name, e.g. "kgsub::relu__default"
+  char aten_name[256];       // the aten overload, e.g. "aten::relu" + overload in aten_overload
   char aten_overload[128];
-  uint32_t kind;              // ArtifactKind
-  uint32_t device;            // DeviceKind: set up before the filter tightens
+  uint32_t kind;    // ArtifactKind
+  uint32_t device;  // DeviceKind: set up before the filter tightens
 };
 
 struct LoadResultMsg {
@@ -103,23 +103,23 @@ struct LoadResultMsg {
 struct CallMsg {
   MsgHeader h;
   uint64_t call_id;
-  uint64_t arena_bytes;      // size of the memfd
+  uint64_t arena_bytes;  // size of the memfd
   uint64_t input_offset;
   uint64_t input_bytes;
   uint64_t output_offset;
   uint64_t output_capacity;
-  uint32_t warmup;           // untimed calls before the timed ones
-  uint32_t reps;             // timed calls (0: one untimed call whose outputs are returned)
-  uint32_t device;           // DeviceKind: inputs are copied there before each call
-  uint32_t n_outputs;        // nvrtc kind: outputs the runner allocates (dtype and shape below)
-  int64_t flush_bytes;       // cache flush before each timed call: 0 = default, -1 = none
+  uint32_t warmup;      // untimed calls before the timed ones
+  uint32_t reps;        // timed calls (0: one untimed call whose outputs are returned)
+  uint32_t device;      // DeviceKind: inputs are copied there before each call
+  uint32_t n_outputs;   // nvrtc kind: outputs the runner allocates (dtype and shape below)
+  int64_t flush_bytes;  // cache flush before each timed call: 0 = default, -1 = none
   // Input sets: set k is set_bytes[k] bytes from input_offset + the sizes of the sets before it;
   // together exactly input_bytes. Call c of the warm-up and timed calls uses set c % n_sets.
-  uint32_t n_sets;           // 1..kMaxInputSets (more than one only with reps > 0)
-  uint32_t flags;            // CallFlag bits
+  uint32_t n_sets;  // 1..kMaxInputSets (more than one only with reps > 0)
+  uint32_t flags;   // CallFlag bits
   uint64_t set_bytes[kMaxInputSets];
   struct OutputSpec {
-    int32_t dtype;           // c10::ScalarType
+    int32_t dtype;  // c10::ScalarType
     uint32_t ndim;
     int64_t sizes[16];
   } outputs[8];
@@ -133,16 +133,16 @@ enum class Timer : uint32_t { SteadyClock = 0, CudaEvent = 1 };
 struct CallResultMsg {
   MsgHeader h;
   uint64_t call_id;
-  uint32_t status;           // CallStatus
+  uint32_t status;  // CallStatus
   uint32_t n_times;
-  uint64_t output_bytes;     // bytes written into the output region: the sets' lists back to back
-  uint32_t n_sets;           // equal to the Call's
+  uint64_t output_bytes;  // bytes written into the output region: the sets' lists back to back
+  uint32_t n_sets;        // equal to the Call's
   uint32_t reserved;
   uint64_t set_output_bytes[kMaxInputSets];  // per set: its encoded list (returns, then arguments)
-  double times_s[kMaxTimedReps];  // per timed call, the runner's own clock (evidence, never trusted alone)
-  double idle_wait_s[kMaxTimedReps];  // per timed call: end event reached -> device idle
-  uint32_t timer;            // Timer
-  uint32_t evidence;         // Evidence bits
+  double times_s[kMaxTimedReps];             // per timed call, the runner's own clock (evidence, never trusted alone)
+  double idle_wait_s[kMaxTimedReps];         // per timed call: end event reached -> device idle
+  uint32_t timer;                            // Timer
+  uint32_t evidence;                         // Evidence bits
   // Operators the submission dispatched during the calls ("aten::add"; the called op itself and
   // what runs inside those operators are not listed).
   uint32_t n_dispatched;
@@ -163,8 +163,8 @@ inline void init_header(Msg& m, MsgType t) {
 
 template <typename Msg>
 inline bool header_ok(const Msg& m, MsgType t, long received) {
-  return received == static_cast<long>(sizeof(Msg)) && m.h.magic == kMagic &&
-         m.h.version == kVersion && m.h.type == static_cast<uint32_t>(t) && m.h.size == sizeof(Msg);
+  return received == static_cast<long>(sizeof(Msg)) && m.h.magic == kMagic && m.h.version == kVersion &&
+         m.h.type == static_cast<uint32_t>(t) && m.h.size == sizeof(Msg);
 }
 
 }  // namespace kg::protocol

@@ -1,9 +1,10 @@
-#include "kernelgate/loader.h"
+#include "kernelgate/aliasing.h"
+
 #include "kernelgate/protocol.h"
 
 #include <ATen/ATen.h>
 
-namespace kg::loader {
+namespace kg::protocol {
 namespace {
 
 const c10::StorageImpl* storage_of(const at::Tensor& t) {
@@ -18,11 +19,11 @@ std::vector<int32_t> return_aliases(const std::vector<c10::IValue>& returns, con
   for (const auto& ret : returns) {
     const c10::StorageImpl* s = ret.isTensor() ? storage_of(ret.toTensor()) : nullptr;
     if (!s) {
-      out.push_back(protocol::kAliasNotTensor);
+      out.push_back(kAliasNotTensor);
       continue;
     }
-    int32_t alias = protocol::kAliasNone;
-    for (size_t a = 0; a < args.size() && alias == protocol::kAliasNone; ++a) {
+    int32_t alias = kAliasNone;
+    for (size_t a = 0; a < args.size() && alias == kAliasNone; ++a) {
       if (args[a].isTensor() && storage_of(args[a].toTensor()) == s) alias = static_cast<int32_t>(a);
       if (args[a].isTensorList())
         for (const at::Tensor& t : args[a].toTensorList())
@@ -33,4 +34,4 @@ std::vector<int32_t> return_aliases(const std::vector<c10::IValue>& returns, con
   return out;
 }
 
-}  // namespace kg::loader
+}  // namespace kg::protocol

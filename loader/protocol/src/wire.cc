@@ -42,12 +42,19 @@ size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 bool dtype_supported(int code) {
   switch (static_cast<c10::ScalarType>(code)) {
-    case at::kByte: case at::kChar: case at::kShort: case at::kInt: case at::kLong:
-    case at::kHalf: case at::kFloat: case at::kDouble: case at::kBool: case at::kBFloat16:
-    case at::kComplexFloat: case at::kComplexDouble:
-      return true;
-    default:
-      return false;
+    case at::kByte:
+    case at::kChar:
+    case at::kShort:
+    case at::kInt:
+    case at::kLong:
+    case at::kHalf:
+    case at::kFloat:
+    case at::kDouble:
+    case at::kBool:
+    case at::kBFloat16:
+    case at::kComplexFloat:
+    case at::kComplexDouble: return true;
+    default: return false;
   }
 }
 
@@ -77,9 +84,18 @@ class Writer {
   void value(const c10::IValue& v, int depth) {
     if (depth > static_cast<int>(kMaxDepth)) throw WireError("value nesting too deep");
     if (v.isNone()) return tag(kNone);
-    if (v.isBool()) { tag(kBool); return u8(v.toBool() ? 1 : 0); }
-    if (v.isInt()) { tag(kInt); return i64(v.toInt()); }
-    if (v.isDouble()) { tag(kDouble); return f64(v.toDouble()); }
+    if (v.isBool()) {
+      tag(kBool);
+      return u8(v.toBool() ? 1 : 0);
+    }
+    if (v.isInt()) {
+      tag(kInt);
+      return i64(v.toInt());
+    }
+    if (v.isDouble()) {
+      tag(kDouble);
+      return f64(v.toDouble());
+    }
     if (v.isString()) {
       tag(kString);
       const std::string& s = v.toStringRef();
@@ -314,8 +330,7 @@ class Reader {
         for (uint64_t i = 0; i < n; ++i) l.push_back(value(depth + 1));
         return c10::IValue(l);
       }
-      default:
-        throw WireError("unknown value tag " + std::to_string(t) + " at byte " + std::to_string(pos_ - 1));
+      default: throw WireError("unknown value tag " + std::to_string(t) + " at byte " + std::to_string(pos_ - 1));
     }
   }
 
@@ -374,9 +389,11 @@ class Reader {
       if (sizes[d] > 0) last += (sizes[d] - 1) * strides[d];
     }
     uint64_t need = numel == 0 ? 0 : static_cast<uint64_t>(last + 1) * item;
-    if (numel != 0 && static_cast<uint64_t>(last + 1) > std::numeric_limits<uint64_t>::max() / item) throw WireError("tensor extent overflows");
+    if (numel != 0 && static_cast<uint64_t>(last + 1) > std::numeric_limits<uint64_t>::max() / item)
+      throw WireError("tensor extent overflows");
     if (nbytes % item != 0) throw WireError("tensor storage length is not a multiple of its element size");
-    if (nbytes < need) throw WireError("tensor storage of " + std::to_string(nbytes) + " bytes is smaller than its extent of " + std::to_string(need));
+    if (nbytes < need)
+      throw WireError("tensor storage of " + std::to_string(nbytes) + " bytes is smaller than its extent of " + std::to_string(need));
     if (data_offset < data_start_ || data_offset > len_ || nbytes > len_ - data_offset)
       throw WireError("tensor data [" + std::to_string(data_offset) + ", +" + std::to_string(nbytes) + ") lies outside the region");
     at::Tensor storage = at::empty({static_cast<int64_t>(nbytes / item)}, at::TensorOptions().dtype(st));
@@ -432,11 +449,13 @@ std::vector<c10::IValue> decode(const uint8_t* src, size_t len) {
   if (len < sizeof h) throw WireError("region of " + std::to_string(len) + " bytes is shorter than its header");
   std::memcpy(&h, src, sizeof h);
   if (h.magic != kWireMagic) throw WireError("bad region magic");
-  if (h.version != kWireVersion) throw WireError("region version " + std::to_string(h.version) + ", expected " + std::to_string(kWireVersion));
+  if (h.version != kWireVersion)
+    throw WireError("region version " + std::to_string(h.version) + ", expected " + std::to_string(kWireVersion));
   if (h.n_values > kMaxValues) throw WireError("too many values: " + std::to_string(h.n_values));
   const size_t stream_start = sizeof h;
   if (h.stream_bytes > len - stream_start) throw WireError("value stream runs past the region");
-  if (h.data_offset < stream_start + h.stream_bytes || h.data_offset > len) throw WireError("data section overlaps the stream or lies outside the region");
+  if (h.data_offset < stream_start + h.stream_bytes || h.data_offset > len)
+    throw WireError("data section overlaps the stream or lies outside the region");
   Reader r(src, len, stream_start, h.stream_bytes, h.data_offset);
   std::vector<c10::IValue> out;
   out.reserve(h.n_values);

@@ -1,14 +1,7 @@
-// The nvrtc kind's launch table: how kg-runner launches a submission's device code when the
-// submission has no host code at all. Read from the op folder's kernelgate.toml:
-//
-//   [launch]                                   # or [[launch]] several times: launched in order
-//   kernel = "relu_kernel"                     # extern "C" name, or a name expression "relu<float>"
-//   # kernel = { float32 = "relu_f32", float16 = "relu_f16" }   by the first tensor input's dtype
-//   grid   = ["ceil_div(numel(self), 256)"]    # 1 to 3 expressions (or one string / integer)
-//   block  = [256]                             # 1 to 3; product at most 1024
-//   shared_mem = 0                             # dynamic shared memory bytes (expression)
-//   args   = ["self", "out0", "numel(self)"]   # kernel parameters, in order
-//   contiguous_inputs = true                   # tensors are made contiguous before the launch (default)
+// The nvrtc kind's launch table as both sides hold it: the expression language, its evaluator and
+// the normalised text form the build writes beside the cubin and kg-runner reads (no TOML in the
+// runner). The supervisor reads the table from the op folder's kernelgate.toml
+// (kernelgate/launch_table.h, which also describes the TOML form).
 //
 // Expressions (a real parser; nothing is evaluated as code): integers, floats, + - * / % and
 // parentheses, names of the overload's arguments (`self`, `other`, `alpha`, ...) and of its
@@ -20,8 +13,6 @@
 // (cuFuncGetParamInfo), else int64/double/pointer unless a cast says otherwise.
 #pragma once
 
-#include <ATen/core/function_schema.h>
-
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -29,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace kg::loader::launch {
+namespace kg::protocol::launch {
 
 // A parse error with where it happened (1-based line/column in the TOML file; 0 when unknown).
 struct Error : std::runtime_error {
@@ -48,20 +39,31 @@ Expr parse_expr(const std::string& text, const std::string& key = "expression");
 std::string to_string(const Expr& e);
 // Names an expression mentions (for validation against the schema).
 void collect_names(const Expr& e, std::vector<std::string>* out);
+// The name when `e` is nothing but a name (`self`), else "".
+std::string bare_name(const Expr& e);
 
 // A runtime value.
 struct Value {
   enum class Type { Int, Float, Tensor };
   Type type = Type::Int;
-  int width = 0;           // bytes when cast (i32: 4, f32: 4, u64: 8, ...); 0 = natural
+  int width = 0;  // bytes when cast (i32: 4, f32: 4, u64: 8, ...); 0 = natural
   bool is_unsigned = false;
   int64_t i = 0;
   double f = 0;
   // tensors
   uint64_t ptr = 0;
   std::vector<int64_t> sizes, strides;
-  static Value of_int(int64_t v) { Value x; x.i = v; return x; }
-  static Value of_float(double v) { Value x; x.type = Type::Float; x.f = v; return x; }
+  static Value of_int(int64_t v) {
+    Value x;
+    x.i = v;
+    return x;
+  }
+  static Value of_float(double v) {
+    Value x;
+    x.type = Type::Float;
+    x.f = v;
+    return x;
+  }
 };
 using Env = std::map<std::string, Value>;
 // Throws std::runtime_error naming the expression on an unknown name, a type error, division by
@@ -69,9 +71,9 @@ using Env = std::map<std::string, Value>;
 Value eval(const Expr& e, const Env& env);
 
 struct Launch {
-  std::string kernel;                              // name or name expression
-  std::map<std::string, std::string> by_dtype;     // dtype ("float32") -> name or name expression
-  std::string grid[3], block[3];                   // sources; empty = 1
+  std::string kernel;                           // name or name expression
+  std::map<std::string, std::string> by_dtype;  // dtype ("float32") -> name or name expression
+  std::string grid[3], block[3];                // sources; empty = 1
   std::string shared_mem = "0";
   std::vector<std::string> args;
   // Filled by the build: name expression -> lowered (mangled) name in the cubin.
@@ -85,18 +87,13 @@ struct Table {
   std::vector<std::string> kernel_names() const;
 };
 
-// Reads `toml_path` ([launch] or [[launch]]); names are checked against the overload's
-// arguments and out0..out{n-1}. `display_path` is what errors call the file.
-Table parse_file(const std::string& toml_path, const std::string& display_path, const c10::FunctionSchema& schema);
-// Same, from text.
-Table parse_text(const std::string& text, const std::string& display_path, const c10::FunctionSchema& schema);
-
-// The normalised form the build writes beside the cubin and kg-runner reads (line based; no TOML
-// in the runner).
+// The normalised form the build writes beside the cubin and kg-runner reads (line based).
 std::string to_text(const Table& t);
 Table from_text(const std::string& text);  // throws std::runtime_error
 
 // Dtype names used in `kernel = { float32 = ... }`.
 std::string dtype_name(int scalar_type);
+// A kernel name or name expression ("relu_kernel", "relu<float>", "ns::k<2, float*>").
+bool valid_kernel_name(const std::string& name);
 
-}  // namespace kg::loader::launch
+}  // namespace kg::protocol::launch

@@ -1,21 +1,19 @@
-// The nvrtc kind's launch table: expressions, the TOML reader and the runner's text form.
+// The nvrtc kind's launch table as both sides hold it: expressions, their evaluator and the
+// runner's text form.
 #include "kernelgate/launch.h"
 
-#include "submission_files.h"
-#include "util.h"
-
 #include <c10/core/ScalarType.h>
-#include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
+#include <cstdlib>
 #include <limits>
 #include <set>
 #include <sstream>
 
-namespace kg::loader::launch {
+namespace kg::protocol::launch {
 
 // ---- expressions ------------------------------------------------------------------------------
 
@@ -32,7 +30,7 @@ namespace {
 
 const std::set<std::string>& functions() {
   static const std::set<std::string> f = {"numel", "dim", "size", "stride", "ceil_div", "min", "max",
-                                          "i32", "i64", "u32", "u64", "f32", "f64"};
+                                          "i32",   "i64", "u32",  "u64",    "f32",      "f64"};
   return f;
 }
 
@@ -165,7 +163,8 @@ class Parser {
       if (!eat(')')) fail(p_, "expected ')'");
       return e;
     }
-    if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && p_ + 1 < s_.size() && std::isdigit(static_cast<unsigned char>(s_[p_ + 1]))))
+    if (std::isdigit(static_cast<unsigned char>(c)) ||
+        (c == '.' && p_ + 1 < s_.size() && std::isdigit(static_cast<unsigned char>(s_[p_ + 1]))))
       return number();
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       size_t at = p_;
@@ -281,6 +280,8 @@ void collect_names(const Expr& e, std::vector<std::string>* out) {
   for (const auto& k : e->kids) collect_names(k, out);
 }
 
+std::string bare_name(const Expr& e) { return e->kind == Node::Kind::Name ? e->name : ""; }
+
 Value eval(const Expr& e, const Env& env) {
   switch (e->kind) {
     case Node::Kind::Int: return Value::of_int(e->i);
@@ -298,7 +299,8 @@ Value eval(const Expr& e, const Env& env) {
     }
     case Node::Kind::Binary: {
       Value a = eval(e->kids[0], env), b = eval(e->kids[1], env);
-      if (a.type == Value::Type::Tensor || b.type == Value::Type::Tensor) eval_fail("arithmetic on a tensor (use numel(t), size(t, d) ...)");
+      if (a.type == Value::Type::Tensor || b.type == Value::Type::Tensor)
+        eval_fail("arithmetic on a tensor (use numel(t), size(t, d) ...)");
       const std::string& op = e->name;
       if (a.type == Value::Type::Int && b.type == Value::Type::Int) {
         __int128 x = a.i, y = b.i;
@@ -392,212 +394,13 @@ std::string dtype_name(int st) {
   }
 }
 
-namespace {
-
 bool valid_kernel_name(const std::string& n) {
   if (n.empty() || n.size() > 512) return false;
   for (char c : n)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '<' || c == '>' || c == ',' || c == ' ' || c == ':' ||
-          c == '*' || c == '&'))
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '<' || c == '>' || c == ',' || c == ' ' || c == ':' || c == '*' ||
+          c == '&'))
       return false;
   return std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_' || n[0] == ':';
-}
-
-struct Where {
-  std::string file;
-  int line = 0, column = 0;
-};
-
-Where where_of(const toml::node& n) {
-  Where w;
-  w.line = static_cast<int>(n.source().begin.line);
-  w.column = static_cast<int>(n.source().begin.column);
-  return w;
-}
-
-// The names a launch expression may use: the overload's arguments (by kind) and outputs.
-struct Names {
-  std::map<std::string, std::string> kind;  // name -> "tensor" | "number" | "unsupported: ..."
-};
-
-Names names_for(const c10::FunctionSchema& schema) {
-  Names n;
-  for (const auto& a : schema.arguments()) {
-    auto k = a.real_type()->kind();
-    if (k == c10::TypeKind::OptionalType) k = a.real_type()->castRaw<c10::OptionalType>()->getElementType()->kind();
-    switch (k) {
-      case c10::TypeKind::TensorType: n.kind[a.name()] = "tensor"; break;
-      case c10::TypeKind::IntType:
-      case c10::TypeKind::SymIntType:
-      case c10::TypeKind::FloatType:
-      case c10::TypeKind::BoolType:
-      case c10::TypeKind::NumberType: n.kind[a.name()] = "number"; break;
-      default: n.kind[a.name()] = "unsupported: " + a.real_type()->str() + " arguments cannot be used in launch expressions"; break;
-    }
-  }
-  for (size_t i = 0; i < schema.returns().size(); ++i) n.kind["out" + std::to_string(i)] = "tensor";
-  return n;
-}
-
-class TableReader {
- public:
-  TableReader(const std::string& display, const c10::FunctionSchema& schema) : display_(display), names_(names_for(schema)) {}
-
-  Table read(const toml::table& root) {
-    Table t;
-    const toml::node* launch = root.get("launch");
-    if (!launch) throw Error("launch", 1, 1, "no [launch] table (the nvrtc kind needs one; see docs/loader.md)");
-    for (auto&& [k, v] : root) {
-      std::string key(k.str());
-      if (key != "launch" && key != "meta") fail(v, key, "unknown key (expected [launch])");
-    }
-    if (const auto* tab = launch->as_table()) {
-      t.launches.push_back(one(*tab, "launch", &t));
-    } else if (const auto* arr = launch->as_array()) {
-      if (arr->empty()) fail(*launch, "launch", "empty [[launch]] list");
-      if (arr->size() > 16) fail(*launch, "launch", "more than 16 launches");
-      for (size_t i = 0; i < arr->size(); ++i) {
-        const auto* tab = (*arr)[i].as_table();
-        std::string key = "launch[" + std::to_string(i) + "]";
-        if (!tab) fail((*arr)[i], key, "must be a table");
-        t.launches.push_back(one(*tab, key, &t));
-      }
-    } else {
-      fail(*launch, "launch", "must be a table ([launch]) or an array of tables ([[launch]])");
-    }
-    return t;
-  }
-
- private:
-  [[noreturn]] void fail(const toml::node& n, const std::string& key, const std::string& msg) {
-    Where w = where_of(n);
-    throw Error(key, w.line, w.column, msg);
-  }
-
-  // An expression given as a TOML string or integer; checked for syntax and names.
-  std::string expr(const toml::node& n, const std::string& key, bool tensor_ok) {
-    std::string text;
-    if (auto s = n.value<std::string>(); s && n.is_string()) text = *s;
-    else if (n.is_integer()) text = std::to_string(*n.value<int64_t>());
-    else if (n.is_floating_point()) {
-      std::ostringstream o;
-      o.precision(17);
-      o << *n.value<double>();
-      text = o.str();
-    } else fail(n, key, "must be an expression string or a number");
-    for (char c : text)
-      if (c == '\n' || c == '\t' || c == '\r') fail(n, key, "an expression must be on one line");
-    Expr e;
-    try {
-      e = parse_expr(text, key);
-    } catch (const Error& err) {
-      Where w = where_of(n);
-      // column of the string's opening quote + 1 + the offset into the expression
-      throw Error(key, w.line, w.column + (n.is_string() ? err.column : 0), err.message);
-    }
-    std::vector<std::string> used;
-    collect_names(e, &used);
-    for (const auto& name : used) {
-      auto it = names_.kind.find(name);
-      if (it == names_.kind.end()) {
-        std::string known;
-        for (const auto& [k, v] : names_.kind) known += (known.empty() ? "" : ", ") + k;
-        fail(n, key, "unknown name '" + name + "' (known: " + known + ")");
-      }
-      if (it->second.rfind("unsupported", 0) == 0) fail(n, key, "'" + name + "': " + it->second.substr(13));
-    }
-    if (!tensor_ok && e->kind == Node::Kind::Name && names_.kind[e->name] == "tensor")
-      fail(n, key, "'" + e->name + "' is a tensor; a number is needed here (numel(" + e->name + ")?)");
-    return text;
-  }
-
-  void dims(const toml::table& tab, const char* name, const std::string& base, std::string out[3], bool required) {
-    const toml::node* n = tab.get(name);
-    std::string key = base + "." + name;
-    if (!n) {
-      if (required) throw Error(key, where_of(tab).line, where_of(tab).column, "missing (1 to 3 expressions)");
-      return;
-    }
-    if (const auto* arr = n->as_array()) {
-      if (arr->empty() || arr->size() > 3) fail(*n, key, "needs 1 to 3 expressions");
-      for (size_t i = 0; i < arr->size(); ++i) out[i] = expr((*arr)[i], key + "[" + std::to_string(i) + "]", false);
-    } else {
-      out[0] = expr(*n, key, false);
-    }
-  }
-
-  Launch one(const toml::table& tab, const std::string& base, Table* table) {
-    Launch l;
-    static const std::set<std::string> keys = {"kernel", "grid", "block", "shared_mem", "args", "contiguous_inputs"};
-    for (auto&& [k, v] : tab)
-      if (!keys.count(std::string(k.str())))
-        fail(v, base + "." + std::string(k.str()), "unknown key (expected kernel, grid, block, shared_mem, args, contiguous_inputs)");
-    const toml::node* kernel = tab.get("kernel");
-    if (!kernel) throw Error(base + ".kernel", where_of(tab).line, where_of(tab).column, "missing (the extern \"C\" __global__ function's name)");
-    if (kernel->is_string()) {
-      l.kernel = *kernel->value<std::string>();
-      if (!valid_kernel_name(l.kernel)) fail(*kernel, base + ".kernel", "not a kernel name or name expression");
-    } else if (const auto* bt = kernel->as_table()) {
-      static const std::set<std::string> dtypes = {"float32", "float64", "float16", "bfloat16", "int32", "int64", "int16",
-                                                   "int8", "uint8", "bool", "complex64", "complex128"};
-      for (auto&& [k, v] : *bt) {
-        std::string dt(k.str());
-        std::string key = base + ".kernel." + dt;
-        if (!dtypes.count(dt)) fail(v, key, "unknown dtype (float32, float16, bfloat16, float64, int32, int64, ...)");
-        if (!v.is_string() || !valid_kernel_name(*v.value<std::string>())) fail(v, key, "must be a kernel name");
-        l.by_dtype[dt] = *v.value<std::string>();
-      }
-      if (l.by_dtype.empty()) fail(*kernel, base + ".kernel", "empty table");
-    } else {
-      fail(*kernel, base + ".kernel", "must be a name or a table of dtype = name");
-    }
-    dims(tab, "grid", base, l.grid, true);
-    dims(tab, "block", base, l.block, true);
-    if (const toml::node* sm = tab.get("shared_mem")) l.shared_mem = expr(*sm, base + ".shared_mem", false);
-    const toml::node* args = tab.get("args");
-    if (!args || !args->is_array()) {
-      if (args) fail(*args, base + ".args", "must be an array of expressions");
-      throw Error(base + ".args", where_of(tab).line, where_of(tab).column, "missing (the kernel's arguments, in order)");
-    }
-    const auto* arr = args->as_array();
-    if (arr->size() > 64) fail(*args, base + ".args", "more than 64 arguments");
-    for (size_t i = 0; i < arr->size(); ++i) l.args.push_back(expr((*arr)[i], base + ".args[" + std::to_string(i) + "]", true));
-    if (const toml::node* c = tab.get("contiguous_inputs")) {
-      if (!c->is_boolean()) fail(*c, base + ".contiguous_inputs", "must be true or false");
-      table->contiguous_inputs = *c->value<bool>();
-    }
-    return l;
-  }
-
-  std::string display_;
-  Names names_;
-};
-
-}  // namespace
-
-Table parse_text(const std::string& text, const std::string& display_path, const c10::FunctionSchema& schema) {
-  if (text.empty()) throw Error("launch", 0, 0, "the nvrtc kind needs a kernelgate.toml with a [launch] table in the op folder");
-  toml::table root;
-  try {
-    root = toml::parse(text, display_path);
-  } catch (const toml::parse_error& e) {
-    throw Error("toml", static_cast<int>(e.source().begin.line), static_cast<int>(e.source().begin.column), std::string(e.description()));
-  }
-  return TableReader(display_path, schema).read(root);
-}
-
-Table parse_file(const std::string& toml_path, const std::string& display_path, const c10::FunctionSchema& schema) {
-  // A submission's file: read with no link followed, and bounded (submission_files.h).
-  constexpr uint64_t kMaxTableBytes = 1u << 20;
-  std::string text;
-  try {
-    const std::filesystem::path p(toml_path);
-    text = submission::Dir::open_root(p.parent_path().empty() ? "." : p.parent_path().string())
-               .read(p.filename().string(), kMaxTableBytes, "1 MiB a launch table may hold");
-  } catch (const submission::FileError& e) {
-    throw Error("launch", 0, 0, e.what());
-  }
-  return parse_text(text, display_path, schema);
 }
 
 // ---- the runner's text form ----------------------------------------------------------------------
@@ -664,4 +467,4 @@ Table from_text(const std::string& text) {
   return t;
 }
 
-}  // namespace kg::loader::launch
+}  // namespace kg::protocol::launch

@@ -1,0 +1,155 @@
+// One op's evaluation, split by concern (private to harness/): the state its steps share, and the
+// steps themselves. evaluate.cc orchestrates them; judge.cc compares a call's outputs with the
+// reference and classifies failures; evidence.cc turns what was seen (runner evidence, suspicious
+// outputs) into rule violations; trials.cc runs the fresh-input rounds and identical repeats;
+// timing.cc times the passing samples against eager and bounds the claimed times.
+#pragma once
+
+#include "kernelgate/harness.h"
+#include "kernelgate/loader.h"
+
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace kg::harness::evaluation {
+
+using Clock = std::chrono::steady_clock;
+
+inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Per-sample generator: the run's seed, the op and the sample index, mixed.
+std::mt19937_64 sample_rng(uint64_t seed, const std::string& op, size_t index);
+
+// Tensor elements over all inputs.
+int64_t input_numel(const std::vector<c10::IValue>& inputs);
+
+// A number in 4 significant digits, for evidence and sweep keys.
+std::string fmt(double v);
+
+// State shared by all ops of one evaluation.
+struct Run {
+  const EvalOptions& options;
+  const policy::Policy& policy;
+  uint64_t seed;
+  std::string work_dir;
+  DevicePeaks peaks;
+  std::unique_ptr<loader::RunnerClient> eager;  // a runner with no submission code: eager timing
+
+  loader::RunnerOptions runner_options(const std::string& artifact) const;
+  loader::Device device() const { return options.device; }
+  // Starts a runner and loads `request` (an empty artifact: the aten overload itself). "" or the error.
+  std::optional<loader::LoadError> start(std::unique_ptr<loader::RunnerClient>* runner, const loader::LoadRequest& request) const;
+  loader::LoadRequest eager_request(const std::string& op) const;
+};
+
+// One sample with everything needed to judge and time it again.
+struct Judged {
+  size_t index = 0;
+  std::vector<c10::IValue> inputs, ref_returns, ref_args;
+  std::vector<c10::IValue> returns;  // the candidate's, when it passed
+  std::vector<int32_t> ref_alias;    // which argument each reference return shares storage with
+  double call_s = 0;
+};
+
+// A wrong call, kept to be looked at again: its sample, and where in the trials it happened.
+struct WrongCall : Judged {
+  Sample sample;
+  std::string context;
+};
+
+// What the evaluation has seen of the candidate's calls, kept for the rules that need more than
+// one call to decide.
+struct CallHistory {
+  struct Remembered {
+    std::string inputs_key, what;
+    std::vector<c10::IValue> returns;
+  };
+  std::vector<Remembered> recent;                                // recent candidate outputs, the current call's last
+  std::optional<WrongCall> first_wrong;                          // diagnosed after the trials
+  int64_t max_pass_numel = 0;                                    // largest passing sample (input elements)
+  int64_t min_fail_numel = std::numeric_limits<int64_t>::max();  // smallest wrong one
+  int repeats_left = 2;                                          // repeats of unexplained wrong calls (nondeterminism)
+};
+
+// The op under evaluation: what every step reads (the run, the folder, the schema, the load
+// request), the runner its calls go to, what has been seen of them, and the result being built.
+struct OpState {
+  OpState(Run& run, const loader::OpFolder& folder);
+  ~OpState();  // removes a build too large to cache
+  OpState(const OpState&) = delete;
+  OpState& operator=(const OpState&) = delete;
+
+  Run& run;
+  const policy::Policy& policy;
+  const loader::OpFolder& folder;
+  const c10::FunctionSchema* schema = nullptr;
+  loader::BuildResult uncached;  // only its uncached_dir: a build too large to cache, removed with this
+  loader::LoadRequest request;
+  std::unique_ptr<loader::RunnerClient> runner;
+  CallHistory history;
+  OpResult result;
+
+  bool runner_alive() const { return runner && runner->alive(); }
+  // The index that seeds sample i's values (the repro's own index under --repro).
+  size_t rng_index(size_t i) const;
+  loader::CallOptions call_options(const std::vector<c10::IValue>& ref_returns, int warmup = 0, int reps = 0) const;
+};
+
+// ---- judge (judge.cc) ----------------------------------------------------------------------
+
+// A failure of sample `s` (its index in the suite, its drawn inputs).
+Failure sample_failure(const Sample& s, size_t index, const std::vector<c10::IValue>& inputs, policy::Category category,
+                       const std::string& message);
+// Maps a dead runner's record to a failure category.
+policy::Category category_for_death(const loader::CallOutcome& out);
+// The reference on the evaluation device, brought back to the CPU for judging.
+void reference(const OpState& op, Judged& j);
+// Fresh values for sample `s` (drawn from the run's seed at `seed_index`) with their reference;
+// nothing when they cannot be drawn or the reference rejects them.
+std::optional<Judged> draw_judged(const OpState& op, const Sample& s, size_t index, size_t seed_index);
+// judge_call for this op under its policy: the mismatches of a call's returns and arguments.
+std::vector<Mismatch> judge(const OpState& op, const Judged& j, const std::vector<c10::IValue>& returns,
+                            const std::vector<c10::IValue>& args_after);
+// Runs one sample of the suite on the op's runner (restarted if it died); returns it when it passed.
+std::optional<Judged> judge_sample(OpState& op, const Sample& s, size_t i);
+
+// ---- evidence (evidence.cc) ----------------------------------------------------------------
+
+// Records a violation of `rule`; one of each rule per op is evidence enough.
+void violation(OpResult& result, policy::Rule rule, const std::string& evidence);
+// A sandbox_violation when the runner's record says a syscall was denied.
+void sandbox_violation(OpResult& result, const sandbox::Record& record);
+// What the runner saw around a call, turned into rules (the runner reports; we decide).
+void runner_evidence(OpState& op, const loader::CallOutcome& out, const std::string& sample);
+// Keeps the candidate's recent outputs, to recognise replayed and never-written outputs later.
+// `inputs_key` names the input values (sample index and trial round): outputs of calls on the
+// same values are never evidence of replay.
+void remember(OpState& op, const Sample& s, const std::string& inputs_key, const std::vector<c10::IValue>& returns);
+// A wrong call: its failure, and the rules that explain how it is wrong. True when a rule
+// explained it.
+bool record_wrong(OpState& op, const Sample& s, size_t i, const Judged& j, const loader::CallOutcome& out, const Mismatch& m,
+                  const std::string& context);
+// Right on every small sample and wrong on every larger one (B14), from what the history holds.
+void shape_specialisation_by_size(OpState& op);
+
+// ---- trials (trials.cc) --------------------------------------------------------------------
+
+// A judged call no rule explained, repeated right away (the first two per op).
+void repeat_unexplained(OpState& op, const Sample& s, const Judged& j, const loader::CallOutcome& first);
+// Correctness trials beyond the suite's one call per sample (docs/threats.md B7, B8, B9, B14).
+void run_trials(OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& passed);
+// One judged call without allocation poisoning on the largest timed sample (CPU only).
+void unpoisoned_check(OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& timed);
+
+// ---- timing (timing.cc) --------------------------------------------------------------------
+
+// Times the largest passing samples: candidate and eager through the same runner loop.
+void time_samples(OpState& op, const std::vector<Sample>& all, std::vector<Judged>& passed);
+
+}  // namespace kg::harness::evaluation

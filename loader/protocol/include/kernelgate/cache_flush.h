@@ -1,0 +1,11 @@
+// What CallMsg::flush_bytes = 0 means: the CPU cache flush's default buffer before each timed
+// call, twice the last-level cache (sysfs), at least 64 MiB.
+#pragma once
+
+#include <cstddef>
+
+namespace kg::protocol {
+
+size_t cpu_flush_default_bytes();
+
+}  // namespace kg::protocol

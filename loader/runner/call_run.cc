@@ -1,0 +1,197 @@
+// CallRun: see call_run.h.
+#include "call_run.h"
+
+#include "instrument.h"
+#include "kernelgate/wire.h"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace kg::runner {
+namespace {
+
+size_t thread_count() {
+  size_t n = 0;
+  if (DIR* d = ::opendir("/proc/self/task")) {
+    while (dirent* e = ::readdir(d))
+      if (e->d_name[0] != '.') ++n;
+    ::closedir(d);
+  }
+  return n;
+}
+
+// Whether the process has more threads than `before` and keeps them for a grace period. A thread
+// the call joined can still be listed for a moment: the join returns when the thread's tid is
+// cleared, before the kernel drops it from /proc/self/task (legit kernels that join their threads
+// were flagged under load). One still there after 20 ms was left running.
+bool threads_left_running(size_t before) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+  while (thread_count() > before) {
+    if (std::chrono::steady_clock::now() >= deadline) return true;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return false;
+}
+
+}  // namespace
+
+CallRun::CallRun(const protocol::CallMsg& m, uint8_t* region, const std::vector<size_t>& set_offset, const LoadedOp& loaded,
+                 CpuFlush& cpu_flush, uint32_t& call_no, protocol::CallResultMsg& r)
+    : m_(m),
+      region_(region),
+      set_offset_(set_offset),
+      loaded_(loaded),
+      cpu_flush_(cpu_flush),
+      call_no_(call_no),
+      r_(r),
+      on_cuda_(m.device == static_cast<uint32_t>(protocol::DeviceKind::Cuda0)),
+      n_sets_(m.n_sets),
+      reps_(std::min<uint32_t>(m.reps, protocol::kMaxTimedReps)),
+      set_args_(n_sets_),
+      set_out_(n_sets_),
+      on_device_(n_sets_) {
+  r_.timer = static_cast<uint32_t>(on_cuda_ ? protocol::Timer::CudaEvent : protocol::Timer::SteadyClock);
+}
+
+void CallRun::run_calls() {
+  move_inputs_to_device();
+  for (uint32_t i = 0; i < m_.warmup; ++i) untimed_call(calls_++ % n_sets_, false);
+  if (reps_ == 0) untimed_call(0, true);
+  for (uint32_t i = 0; i < reps_; ++i) timed_call(calls_++ % n_sets_);
+}
+
+std::vector<c10::IValue> CallRun::decode_set(uint32_t k) const {
+  return wire::decode(region_ + m_.input_offset + set_offset_[k], m_.set_bytes[k]);
+}
+
+// On cuda:0 the inputs cross to the device once; each call then gets device-side copies.
+void CallRun::move_inputs_to_device() {
+#if KG_RUNNER_CUDA
+  if (on_cuda_)
+    for (uint32_t k = 0; k < n_sets_; ++k) {
+      on_device_[k] = decode_set(k);
+      to_cuda(on_device_[k]);
+    }
+#endif
+}
+
+// Every call gets its own exact copy of its set's inputs, decoded outside the timed region, so no
+// call sees another's mutations, and consecutive calls see different values when the supervisor
+// sent several sets.
+void CallRun::fresh_args(uint32_t k) {
+  std::vector<c10::IValue>& args = set_args_[k];
+  // On cuda:0 the set's previous tensors go back to the caching allocator before this call.
+  // On the CPU they stay until this call has returned: freed first, a large output comes back
+  // as fresh pages and the call pays their page faults (21x a bare loop for relu over 1M
+  // elements in bench_timing_overhead); freed inside the timed region, the call pays for
+  // unmapping them (milliseconds for tens of MB).
+  if (on_cuda_) {
+    set_out_[k].clear();
+    args.clear();
+  }
+#if KG_RUNNER_CUDA
+  if (on_cuda_) args = cuda_fresh_copies(on_device_[k]);
+  else
+#endif
+    args = decode_set(k);
+  loaded_.op->prepare(args, m_);
+}
+
+// judged: the untimed call whose outputs go back to be judged; only it pays for the wait that
+// shows work left running after the call returned.
+void CallRun::untimed_call(uint32_t k, bool judged) {
+  fresh_args(k);
+  std::vector<c10::IValue>& args = set_args_[k];
+  std::vector<c10::IValue>& out = set_out_[k];
+  Op& op = *loaded_.op;
+  const size_t threads_before = thread_count();
+  const bool poison = !on_cuda_ && !(m_.flags & protocol::kCallNoPoison);
+  CallWatch watch(++call_no_, loaded_.called_name, loaded_.submission, poison);
+#if KG_RUNNER_CUDA
+  // no_device_work: the submission's host code on cuda:0 must queue some device work.
+  std::optional<DeviceWorkWatch> device_work;
+  if (on_cuda_ && loaded_.host_code) device_work.emplace();
+  if (on_cuda_) r_.evidence |= cuda_untimed([&] { out = op.run(args); });
+  else
+#endif
+    out = op.run(args);
+#if KG_RUNNER_CUDA
+  if (device_work && device_work->finish() == 0 && holds_elements(out)) r_.evidence |= protocol::kEvidenceNoDeviceWork;
+#endif
+  std::optional<Snapshot> after_return;
+  if (judged && !on_cuda_) {
+    std::vector<c10::IValue> all(out);
+    all.insert(all.end(), args.begin(), args.end());
+    after_return.emplace(all);
+  }
+  r_.evidence |= watch.finish();
+  // A thread the call left behind may still be starting: it gets a longer window.
+  const auto window = std::chrono::microseconds(thread_count() > threads_before ? 20000 : 3000);
+  if (after_return && after_return->changes_within(window)) r_.evidence |= protocol::kEvidenceOutputsChangedAfterReturn;
+  op.finish(args);
+}
+
+void CallRun::timed_call(uint32_t k) {
+  fresh_args(k);
+  std::vector<c10::IValue>& args = set_args_[k];
+  std::vector<c10::IValue>& out = set_out_[k];
+  Op& op = *loaded_.op;
+  double t = 0, idle = 0;
+  uint32_t ev = 0;
+  const size_t threads_before = thread_count();
+  CallWatch watch(++call_no_, loaded_.called_name, loaded_.submission, false);
+  if (on_cuda_) {
+#if KG_RUNNER_CUDA
+    ev |= cuda_before_timed(m_.flush_bytes);
+    CudaTimes ct = cuda_timed([&] { out = op.run(args); });
+    t = ct.call_s;
+    idle = ct.idle_wait_s;
+    ev |= ct.evidence;
+#endif
+  } else {
+    ev |= cpu_flush_.run(m_.flush_bytes);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<c10::IValue> result = op.run(args);
+    t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out = std::move(result);  // the set's previous outputs are freed here, outside the timed region
+  }
+  ev |= watch.finish();
+  if (threads_left_running(threads_before)) ev |= protocol::kEvidenceThreadsLeftRunning;
+  op.finish(args);
+  r_.evidence |= ev;
+  r_.times_s[r_.n_times] = t;
+  r_.idle_wait_s[r_.n_times] = idle;
+  ++r_.n_times;
+}
+
+void CallRun::encode_outputs() {
+  for (const auto& out : set_out_)
+    if (out.size() != loaded_.op->n_returns()) throw std::runtime_error("op returned " + std::to_string(out.size()) + " values");
+  const uint32_t last = reps_ == 0 ? 0 : (calls_ - 1) % n_sets_;
+  report_aliasing(set_out_[last], set_args_[last], r_);
+  try {
+    // encode() copies device tensors back to the CPU.
+    r_.n_sets = n_sets_;
+    uint64_t written = 0;
+    for (uint32_t k = 0; k < n_sets_; ++k) {
+      std::vector<c10::IValue> values = set_out_[k];
+      values.insert(values.end(), set_args_[k].begin(), set_args_[k].end());
+      r_.evidence |= settle_bool_poison(values);
+      r_.set_output_bytes[k] = wire::encode(values, region_ + m_.output_offset + written, m_.output_capacity - written);
+      written += r_.set_output_bytes[k];
+    }
+    r_.output_bytes = written;
+    r_.status = static_cast<uint32_t>(protocol::CallStatus::Ok);
+  } catch (const wire::WireError& e) {
+    r_.status = static_cast<uint32_t>(protocol::CallStatus::OutputTooLarge);
+    set_message(r_.message, sizeof r_.message, e.what());
+  }
+}
+
+}  // namespace kg::runner

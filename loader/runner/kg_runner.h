@@ -1,0 +1,64 @@
+// kg-runner's one object: the control channel, the artifacts loaded, the op a Load made callable,
+// and what was set up for the device. main() (kg_runner.cc) owns it; Load is answered in
+// load.cc, Call in call.cc.
+#pragma once
+
+#include "channel.h"
+#include "cpu_flush.h"
+#include "kernelgate/protocol.h"
+#include "kernelgate/unique_fd.h"
+#include "runner.h"
+#include "shared_object.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kg::runner {
+
+// The op the last Load made callable, and what the call watches need to know of it.
+struct LoadedOp {
+  std::unique_ptr<Op> op;
+  std::string called_name;  // the dispatcher's name for the op ("" for nvrtc: no dispatch)
+  bool submission = false;  // false: self-check, the runner calls the aten overload itself
+  bool host_code = false;   // a cpu or cuda shared object: the submission's own code calls the device
+};
+
+class Runner {
+ public:
+  explicit Runner(int channel_fd) : channel_(channel_fd) {}
+  // The Hello message; false when the channel does not work.
+  bool say_hello();
+  // Answers messages until Shutdown or the supervisor goes; returns the exit code.
+  int serve();
+
+ private:
+  struct LoadRequest;
+
+  // ---- Load (load.cc): replies LoadResult.
+  void load(const protocol::LoadMsg& m);
+  // Each returns "" or why the artifact cannot be called.
+  std::string load_artifact(const protocol::LoadMsg& m);
+  std::string set_up_device(const LoadRequest& req);
+  std::string tighten_filter();
+  std::string load_cubin(const LoadRequest& req);
+  std::string load_dispatcher_op(const LoadRequest& req);
+
+  // ---- Call (call.cc): replies CallResult; false when the runner must exit after replying
+  // (device error: the context is gone).
+  bool call(const protocol::CallMsg& m, UniqueFd region_fd);
+  bool run_calls(const protocol::CallMsg& m, uint8_t* region, const std::vector<size_t>& set_offset, protocol::CallResultMsg& r);
+
+  Channel channel_;  // first: it outlives everything the artifacts' code can reach
+  // Every artifact loaded stays for the runner's life: the dispatcher holds their registrations.
+  std::vector<SharedObject> libraries_;
+  LoadedOp loaded_;
+  CpuFlush cpu_flush_;
+  uint32_t call_no_ = 0;    // every call the runner made, for the poisoning's fill
+  bool tightened_ = false;  // the run filter's tighter stage is installed
+  bool cuda_ = false;       // cuda:0, its flush buffer and events are set up
+};
+
+}  // namespace kg::runner

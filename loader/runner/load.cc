@@ -1,0 +1,132 @@
+// Load: set up the device, tighten the filter, then load the artifact. The device is set up while
+// the filter still allows it (driver threads, mappings); the artifact's static constructors are
+// the first untrusted code, and from then on the tighter filter applies (no exec, no sockets, no
+// new processes).
+#include "kernelgate/protocol.h"
+#include "kernelgate/runner_filter.h"
+#include "kg_runner.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/version.h>
+
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+
+namespace kg::runner {
+
+// A LoadMsg's fields, read to their bounds.
+struct Runner::LoadRequest {
+  std::string path;           // "": no artifact, the aten overload itself
+  std::string name;           // the registered op, "kgsub::relu__default"
+  std::string aten_name;      // "aten::relu"
+  std::string aten_overload;  // "" for the default overload
+  protocol::ArtifactKind kind;
+  protocol::DeviceKind device;
+};
+
+namespace {
+
+std::string bounded(const char* s, size_t cap) { return std::string(s, strnlen(s, cap)); }
+
+// cpu and cuda kinds (and the aten overload itself): a dispatcher op, called boxed.
+class DispatcherOp : public Op {
+ public:
+  explicit DispatcherOp(c10::OperatorHandle h) : h_(std::move(h)), n_(h_.schema().returns().size()) {}
+  size_t n_returns() const override { return n_; }
+  std::vector<c10::IValue> run(std::vector<c10::IValue>& args) override {
+    c10::Stack stack(args.begin(), args.end());
+    h_.callBoxed(&stack);
+    return std::vector<c10::IValue>(stack.begin(), stack.end());
+  }
+
+ private:
+  c10::OperatorHandle h_;
+  size_t n_;
+};
+
+}  // namespace
+
+void Runner::load(const protocol::LoadMsg& m) {
+  protocol::LoadResultMsg r{};
+  protocol::init_header(r, protocol::MsgType::LoadResult);
+  const std::string error = load_artifact(m);
+  r.ok = error.empty() ? 1 : 0;
+  set_message(r.message, sizeof r.message, error);
+  channel_.send(r);
+}
+
+std::string Runner::load_artifact(const protocol::LoadMsg& m) {
+  if (m.kind > 2 || m.device > 1) return "bad load message";
+  LoadRequest req{bounded(m.artifact_path, sizeof m.artifact_path), bounded(m.op_name, sizeof m.op_name),
+                  bounded(m.aten_name, sizeof m.aten_name),         bounded(m.aten_overload, sizeof m.aten_overload),
+                  static_cast<protocol::ArtifactKind>(m.kind),      static_cast<protocol::DeviceKind>(m.device)};
+  if (req.aten_overload == "default") req.aten_overload.clear();
+  if (std::string err = set_up_device(req); !err.empty()) return err;
+  if (!cpu_flush_.allocated()) cpu_flush_.run(0);  // the flush buffer, before the filter tightens
+  if (std::string err = tighten_filter(); !err.empty()) return err;
+  loaded_ = LoadedOp();
+  loaded_.submission = !req.path.empty();
+  loaded_.host_code = loaded_.submission && req.kind != protocol::ArtifactKind::Cubin;
+  if (req.kind == protocol::ArtifactKind::Cubin) return load_cubin(req);
+  return load_dispatcher_op(req);
+}
+
+std::string Runner::set_up_device(const LoadRequest& req) {
+  if (req.device != protocol::DeviceKind::Cuda0 && req.kind != protocol::ArtifactKind::Cubin) return "";
+#if KG_RUNNER_CUDA
+  if (!cuda_) {
+    std::string err = cuda_setup();
+    if (!err.empty()) return "cannot set up cuda:0: " + err;
+    cuda_ = true;
+  }
+  return "";
+#else
+  return std::string("this kg-runner was built against a libtorch without CUDA (") + TORCH_VERSION +
+         "): " + (req.kind == protocol::ArtifactKind::Cubin ? "nvrtc artifacts" : "cuda calls") + " cannot run here";
+#endif
+}
+
+std::string Runner::tighten_filter() {
+  if (tightened_) return "";
+  std::string err = sandbox::tighten_runner_filter(cuda_ ? sandbox::Profile::RunCuda : sandbox::Profile::RunCpu);
+  if (!err.empty()) return "cannot tighten the runner's filter: " + err;
+  tightened_ = true;
+  return "";
+}
+
+std::string Runner::load_cubin(const LoadRequest& req) {
+#if KG_RUNNER_CUDA
+  try {
+    loaded_.op = load_nvrtc(req.path, req.aten_name, req.aten_overload);
+  } catch (const std::exception& e) { return std::string("cannot load the nvrtc artifact: ") + e.what(); }
+  return "";
+#else
+  return "nvrtc artifacts need a kg-runner built with CUDA";  // set_up_device refused them already
+#endif
+}
+
+std::string Runner::load_dispatcher_op(const LoadRequest& req) {
+  // An empty artifact path loads no submission code: the runner calls the aten overload itself
+  // (self-check, and eager timed in a runner like any candidate).
+  std::string name = req.name, overload;
+  if (!req.path.empty()) {
+    std::string error;
+    std::optional<SharedObject> library = SharedObject::open(req.path, &error);
+    if (!library) return "dlopen failed: " + error;
+    libraries_.push_back(std::move(*library));
+  } else {
+    name = req.aten_name;
+    overload = req.aten_overload;
+  }
+  try {
+    auto handle = c10::Dispatcher::singleton().findSchemaOrThrow(name.c_str(), overload.c_str());
+    loaded_.op = std::make_unique<DispatcherOp>(handle);
+    loaded_.called_name = handle.schema().name();
+    return "";
+  } catch (const std::exception& e) { return std::string("the artifact did not register ") + name + ": " + e.what(); }
+}
+
+}  // namespace kg::runner

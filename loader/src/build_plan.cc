@@ -1,0 +1,216 @@
+// Each kind's build plan (build_plan.h).
+#include "build_plan.h"
+
+#include "glue.h"
+#include "kg_build_config.h"
+#include "nvcc_pipeline.h"
+#include "pp_splice.h"
+#include "toolchain.h"
+#include "util.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <tuple>
+
+namespace fs = std::filesystem;
+
+namespace kg::loader {
+namespace {
+
+std::string sh_line(const std::vector<std::string>& argv) {
+  std::string o;
+  for (const auto& a : argv) o += (o.empty() ? "" : " ") + sh_quote(a);
+  return o;
+}
+
+// Each chain's preprocess reads only the rest of the unit (kg_unit_rest.cu) when that chain's
+// prefix is kept preprocessed (pp_splice.h), and the whole unit when the join is refused or the
+// unit is built with all of ATen. Returns the script's kg_splice function ("" when no chain joins).
+std::string splice_preprocess(nvcc::Pipeline& pipe, const toolchain::HostPrefix& hp, const std::string& unit, Plan& p) {
+  const std::string prefix = glue::cuda_unit_prefix();
+  const size_t prefix_lines = static_cast<size_t>(std::count(prefix.begin(), prefix.end(), '\n'));
+  bool any = false;
+  for (auto [chain, steps, kept] :
+       {std::make_tuple(std::string("host"), &pipe.host, hp.host_pp), std::make_tuple(std::string("device"), &pipe.device, hp.device_pp)}) {
+    if (!kept) continue;
+    for (auto& step : *steps) {
+      const std::string output = nvcc::output_of(step), rest = "kg_unit_rest." + chain + ".ii";
+      const std::string rest_cmd = splice::rest_command(step, *kept, rest);  // "" for a step that is not a preprocess
+      if (rest_cmd.empty() || output.empty()) continue;
+      step = "{ [ -z \"$ATEN\" ] && " + rest_cmd + " 2>/dev/null && kg_splice " + rest + " " + sh_quote(kept->text) + " " +
+             sh_quote(kept->once) + " " + sh_quote(output) + " && echo joined > pp-" + chain + ".txt; } || " + step;
+      p.notes_if_file.push_back(
+          {"pp-" + chain + ".txt", "prefix preprocessed once: the " + chain + " chain preprocessed only the submission's part"});
+      any = true;
+    }
+  }
+  if (!any) return "";
+  p.generated.push_back({"kg_unit_rest.cu", splice::rest_unit(unit, prefix_lines, "kg_unit.cu")});
+  return splice::shell_function(prefix_lines, "kg_unit.cu");
+}
+
+}  // namespace
+
+Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
+              const BuildOptions& options) {
+  Plan p;
+  p.generated.push_back({"kg_glue.cc", glue::cpu_unit(op, schema, sig, "src/" + src_name)});
+  p.artifact = op.folder + ".so";
+  p.argv = {KG_CXX_COMPILER};
+  for (const auto& f : toolchain::cxx_flags()) p.argv.push_back(f);
+  std::string rejected;
+  std::string prelude = toolchain::prelude_dir(options, &rejected);
+  if (!rejected.empty()) p.rejected.push_back(rejected);
+  if (!prelude.empty()) {
+    p.ro.push_back(prelude);
+    p.argv.insert(p.argv.end(), {"-include", prelude + "/kg_prelude.h"});
+  }
+  p.argv.insert(p.argv.end(), {"-shared", "kg_glue.cc", "-o", p.artifact});
+  for (const auto& f : toolchain::link_flags(false)) p.argv.push_back(f);
+  p.outputs = {p.artifact};
+  p.key_text = "prelude " + (prelude.empty() ? std::string("none") : toolchain::recorded_digest(prelude));
+  return p;
+}
+
+// cuda: nvcc compiles the submission's unit while g++ compiles the registration against the
+// precompiled prelude (in parallel), then g++ links. One sandboxed /bin/sh runs the steps. nvcc's
+// own steps run as two parallel chains when its dry run has the expected shape (nvcc_pipeline.h),
+// else nvcc runs whole. `sh kg_build.sh full` builds the unit against all of ATen (see the shim
+// in shim.cc); build() retries that way when the lean unit lacks a name. With the chains, the host
+// compile reads only the submission's part of cudafe++'s output when the rest is the precompiled
+// host prefix's bytes (toolchain::cuda_host_prefix): every unit starts with the same includes.
+Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
+               const std::string& arch, const BuildOptions& options) {
+  Plan p;
+  const std::string unit = glue::cuda_unit(op, sig, "src/" + src_name);
+  p.generated.push_back({"kg_unit.cu", unit});
+  p.generated.push_back({"kg_glue.cc", glue::cuda_registration(op, schema, sig)});
+  p.artifact = op.folder + ".so";
+  std::vector<std::string> nvcc = {KG_NVCC};
+  for (const auto& f : toolchain::nvcc_flags(arch)) nvcc.push_back(f);
+  nvcc.insert(nvcc.end(), {"-c", "kg_unit.cu", "-o", "kg_unit.o"});
+  p.ro.push_back(toolchain::shim_dir());  // <torch/extension.h> without Python
+  std::vector<std::string> cxx = {KG_CXX_COMPILER};
+  for (const auto& f : toolchain::cxx_flags()) cxx.push_back(f);
+  std::string rejected;
+  std::string prelude = toolchain::prelude_dir(options, &rejected);
+  if (!rejected.empty()) p.rejected.push_back(rejected);
+  if (!prelude.empty()) {
+    p.ro.push_back(prelude);
+    cxx.insert(cxx.end(), {"-include", prelude + "/kg_prelude.h"});
+  }
+  cxx.insert(cxx.end(), {"-c", "kg_glue.cc", "-o", "kg_glue.o"});
+  std::vector<std::string> link = {KG_CXX_COMPILER, "-shared", "kg_unit.o", "kg_glue.o", "-o", p.artifact};
+  for (const auto& f : toolchain::link_flags(true)) link.push_back(f);
+
+  std::string why = "BuildOptions::nvcc_whole";
+  std::optional<nvcc::Pipeline> pipe;
+  rejected.clear();
+  if (!options.nvcc_whole) pipe = nvcc::parse_dryrun(toolchain::nvcc_dryrun(arch, options, &rejected), "$ATEN", &why);
+  if (!rejected.empty()) p.rejected.push_back(rejected);
+  // One module id for every unit (the prefix's output names it); each artifact is loaded on its own
+  // (RTLD_LOCAL), and the id only has to agree between cudafe++ and cicc of one unit.
+  const std::string module_id = nvcc::module_id("kernelgate cuda unit");
+  std::string host_prefix_step, splice_function, host_prefix_digest;
+  if (pipe) {
+    rejected.clear();
+    auto hp = toolchain::cuda_host_prefix(*pipe, glue::cuda_unit_prefix(), module_id, arch, options, &rejected);
+    if (!rejected.empty()) p.rejected.push_back(rejected);
+    if (hp) {
+      splice_function = splice_preprocess(*pipe, *hp, unit, p);
+      p.ro.push_back(hp->dir);
+      host_prefix_digest = "host prefix " + toolchain::recorded_digest(hp->dir);
+      const std::string src = pipe->host_source, header = sh_quote(hp->header);
+      host_prefix_step = " && { ! cmp -s -n " + std::to_string(hp->bytes) + " " + header + " " + src +
+                         " || { { printf '#include \"%s\"\\n' " + header + "; tail -c +" + std::to_string(hp->bytes + 1) + " " + src +
+                         "; } > " + src + ".rest && mv " + src + ".rest " + src + " && echo precompiled > host-prefix.txt; }; }";
+      p.notes_if_file.push_back({"host-prefix.txt", "host prefix precompiled: the host compile read only the submission's part"});
+    }
+  }
+  std::ostringstream sh;
+  sh << "# kernelgate cuda-kind build (generated)\n"
+     << "ATEN=\"\"; [ \"${1:-}\" = full ] && ATEN=-DKG_FULL_ATEN=1\n"
+     << "# each step's start and end, for BuildResult::steps\n"
+     << "mark() { echo \"$1 $(date +%s.%N 2>/dev/null)\" >> " << kStepsFile << "; }\n"
+     << "mark script-start\n"
+     << "( mark glue-start; " << sh_line(cxx) << " > glue.log 2>&1; echo $? > glue.rc; mark glue-end ) &\n";
+  if (pipe) {
+    // unit.log gets one chain's log: both front ends report the same source errors.
+    sh << "# nvcc's steps (from nvcc --dryrun), host and device chains side by side\n";
+    for (const auto& e : pipe->env) sh << "export " << e << "\n";
+    sh << "printf '%s' " << sh_quote(module_id) << " > " << pipe->module_id_file << "\n" << splice_function;
+    if (!host_prefix_step.empty())
+      sh << "# cudafe++'s output starting with the precompiled host prefix's bytes: the host compile reads the rest\n";
+    sh << "( mark host-chain-start; ( " << join(pipe->host, " && ") << host_prefix_step
+       << " ) > unit-host.log 2>&1; echo $? > unit-host.rc; mark host-chain-end ) &\n"
+       << "mark device-chain-start\n"
+       << "( " << join(pipe->device, " && ") << " ) > unit-device.log 2>&1; echo $? > unit-device.rc\n"
+       << "mark device-chain-end\n"
+       << "wait\n"
+       << "if [ \"$(cat unit-host.rc)\" != 0 ]; then cat unit-host.log > unit.log; exit 1; fi\n"
+       << "if [ \"$(cat unit-device.rc)\" != 0 ]; then cat unit-device.log > unit.log; exit 1; fi\n"
+       << "mark host-compile-start\n"
+       << pipe->host_compile << " > unit.log 2>&1 || exit 1\n"
+       << "mark host-compile-end\n"
+       << "[ \"$(cat glue.rc)\" = 0 ] || exit 1\n";
+  } else {
+    p.notes.push_back("nvcc whole, not its chains side by side");
+    sh << "# nvcc whole (" << replace_all(why, "\n", " ") << ")\n"
+       << "mark nvcc-start\n"
+       << sh_line(nvcc) << " $ATEN > unit.log 2>&1; echo $? > unit.rc\n"
+       << "mark nvcc-end\n"
+       << "wait\n"
+       << "[ \"$(cat unit.rc)\" = 0 ] && [ \"$(cat glue.rc)\" = 0 ] || exit 1\n";
+  }
+  sh << "mark link-start\n" << sh_line(link) << " > link.log 2>&1 || exit 1\nmark link-end\n";
+  p.generated.push_back({"kg_build.sh", sh.str()});
+  p.argv = {"/bin/sh", "kg_build.sh"};
+  p.logs = {"unit.log", "glue.log", "link.log"};
+  p.outputs = {p.artifact};
+  p.key_text = "prelude " + (prelude.empty() ? std::string("none") : toolchain::recorded_digest(prelude)) + "\n" + sh.str() + "\n" +
+               host_prefix_digest;
+  return p;
+}
+
+Plan plan_nvrtc(const OpFolder& op, const launch::Table& table, const std::string& src_name, const std::string& arch) {
+  Plan p;
+  p.artifact = "kernel.cubin";
+  p.argv = {toolchain::nvrtc_helper_path(), "--arch", arch, "--out", p.artifact, "--names", "names.txt", "--display",
+            op.folder + "/" + src_name};
+  for (const auto& n : table.kernel_names()) p.argv.insert(p.argv.end(), {"--name", n});
+  p.argv.push_back("src/" + src_name);
+  p.ro.push_back(fs::path(toolchain::nvrtc_helper_path()).parent_path().string());
+  p.outputs = {p.artifact, "launch.txt"};
+  p.key_text = launch::to_text(table);
+  return p;
+}
+
+std::vector<std::pair<std::string, double>> read_steps(const std::string& path) {
+  std::string text;
+  std::vector<std::pair<std::string, double>> out;
+  if (!read_file(path, &text) || text.size() > 64 * 1024) return out;
+  std::vector<std::pair<std::string, double>> starts;
+  std::map<std::string, double> ends;
+  double first = 0, last = 0;
+  std::istringstream in(text);
+  std::string name;
+  double t;
+  while (in >> name >> t) {
+    first = first == 0 ? t : std::min(first, t);
+    last = std::max(last, t);
+    auto dash = name.rfind('-');
+    if (dash == std::string::npos) continue;
+    const std::string step = name.substr(0, dash), edge = name.substr(dash + 1);
+    if (edge == "start") starts.push_back({step, t});
+    else if (edge == "end") ends[step] = t;
+  }
+  for (const auto& [step, t0] : starts)
+    if (step != "script" && ends.count(step) && ends[step] >= t0) out.push_back({step, ends[step] - t0});
+  if (last > first) out.push_back({"script", last - first});
+  return out;
+}
+
+}  // namespace kg::loader

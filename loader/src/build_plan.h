@@ -1,0 +1,42 @@
+// What one build runs, per kind: the generated files, the one sandboxed command (for cuda, a
+// generated script of parallel steps), the binds it needs and what goes into the cache key.
+// build.cc runs a plan; this is how each kind's plan is made.
+#pragma once
+
+#include "kernelgate/launch_table.h"
+#include "kernelgate/loader.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kg::loader {
+
+inline constexpr const char* kStepsFile = "steps.txt";  // the cuda build script's "name-start|name-end seconds" marks
+
+struct Plan {
+  std::vector<std::pair<std::string, std::string>> generated;  // name -> text, written beside src/
+  std::vector<std::string> argv;                               // one sandboxed command
+  std::vector<std::string> ro;                                 // extra read-only binds
+  std::vector<std::string> logs;                               // step logs to read back (in order)
+  std::vector<std::string> outputs;                            // files that make the artifact
+  std::string artifact;                                        // the one the runner loads
+  std::string key_text;                                        // what else goes into the key
+  std::vector<std::string> notes;                              // how it will build (BuildResult::notes)
+  std::vector<std::string> rejected;                           // toolchain cache entries found altered and rebuilt
+  // A file the script leaves when a step took its fast path -> the note that says so.
+  std::vector<std::pair<std::string, std::string>> notes_if_file;
+};
+
+Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
+              const BuildOptions& options);
+Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
+               const std::string& arch, const BuildOptions& options);
+Plan plan_nvrtc(const OpFolder& op, const launch::Table& table, const std::string& src_name, const std::string& arch);
+
+// The build script's marks (kStepsFile) as (step, seconds), in the order the steps started, then
+// "script": its first mark to its last. A mark without its pair, or a line that is not one, is
+// skipped.
+std::vector<std::pair<std::string, double>> read_steps(const std::string& path);
+
+}  // namespace kg::loader
