@@ -28,6 +28,11 @@ TempDir::~TempDir() {
   kg::loader::remove_tree(fs::path(path).string(), ec);
 }
 
+BuiltRelu::BuiltRelu(const std::string& source) {
+  op = make_op(dir.path, "relu.default", {{"relu__default_implementation.cpp", source}});
+  built = build(op, options(dir.path));
+}
+
 OpFolder make_op(const std::string& dir, const std::string& op, const std::map<std::string, std::string>& files) {
   fs::path d = fs::path(dir) / folder_for_op(op);
   fs::create_directories(d);

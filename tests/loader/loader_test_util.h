@@ -18,6 +18,14 @@ struct TempDir {
 // Writes DIR/<folder>/<name> = text for each file, returns the scanned op folder of `op`.
 OpFolder make_op(const std::string& dir, const std::string& op, const std::map<std::string, std::string>& files);
 BuildOptions options(const std::string& submission_root);
+// A relu.default op folder whose implementation is `source`, built with options() in its own
+// directory (the runner tests' shared kernels).
+struct BuiltRelu {
+  explicit BuiltRelu(const std::string& source);
+  TempDir dir;
+  BuildResult built;
+  OpFolder op;
+};
 // Whether a GPU could run launches here (never on the CPU machines): a device node exists and
 // the runner was built with CUDA.
 bool gpu_available();

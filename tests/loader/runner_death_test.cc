@@ -35,14 +35,8 @@ at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
 }
 )";
 
-struct Fixture {
-  TempDir dir;
-  BuildResult built;
-  OpFolder op;
-  Fixture() {
-    op = make_op(dir.path, "relu.default", {{"relu__default_implementation.cpp", kSleeper}});
-    built = build(op, options(dir.path));
-  }
+struct Fixture : BuiltRelu {
+  Fixture() : BuiltRelu(kSleeper) {}
 };
 
 Fixture& fixture() {
