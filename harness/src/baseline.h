@@ -10,11 +10,13 @@
 
 namespace kg::harness {
 
-// The `kernelgate init` stub of `op`'s overload and kind, built with `options` (cached like any
-// build). Headers, the registration glue and the runtime bring their own imports and exports
-// (PyTorch 2.x headers inline clock reads and environment lookups); the stub has them too. Returns
-// nullopt with the reason in `why` when the stub cannot be built or read. Results are kept per
-// (kind, op) for the life of the process.
+// The `kernelgate init` stub of `op`'s overload and kind, written afresh under
+// options.work_dir/toolchain-baseline/ (anything there before is removed) and built with
+// `options` (cached like any build: a hit is an artifact the cache verified). Headers, the
+// registration glue and the runtime bring their own imports and exports (PyTorch 2.x headers
+// inline clock reads and environment lookups); the stub has them too. Returns nullopt with the
+// reason in `why` when the stub cannot be written, built or read. Results are kept per (kind, op)
+// for the life of the process.
 std::optional<policy::ArtifactInfo> toolchain_baseline(const loader::OpFolder& op, const loader::BuildOptions& options, std::string* why);
 
 // Removes from `info` the imports and exports that `baseline` has too.

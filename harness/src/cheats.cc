@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <sstream>
 
@@ -254,6 +255,293 @@ std::optional<std::string> escaped_work_evidence(const std::vector<double>& cand
     << " us, over " << cand_idle_s.size() << " calls) while the call itself measured " << call * 1e6
     << " us: work kept running outside the timed stream";
   return o.str();
+}
+
+uint64_t value_fingerprint(const std::vector<c10::IValue>& inputs) {
+  uint64_t h = 0x243f6a8885a308d3ULL;
+  auto mix = [&h](uint64_t w) {
+    h ^= w * 0x9e3779b97f4a7c15ULL;
+    h = ((h << 31) | (h >> 33)) * 0xbf58476d1ce4e5b9ULL;
+  };
+  for (const at::Tensor& t : tensors_of(inputs)) {
+    mix(static_cast<uint64_t>(t.scalar_type()) + 0x100);
+    mix(static_cast<uint64_t>(t.dim()));
+    for (int64_t s : t.sizes()) mix(static_cast<uint64_t>(s));
+    if (t.numel() == 0) continue;
+    at::Tensor c = t.contiguous();
+    const auto* bytes = static_cast<const unsigned char*>(c.data_ptr());
+    const size_t n = static_cast<size_t>(c.numel()) * c.element_size();
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+      uint64_t w;
+      std::memcpy(&w, bytes + k, 8);
+      mix(w);
+    }
+    uint64_t tail = 0;
+    std::memcpy(&tail, bytes + k, n - k);
+    mix(tail ^ (static_cast<uint64_t>(n - k) << 56));
+  }
+  return h;
+}
+
+bool replays_earlier_output(const std::vector<c10::IValue>& cand, const std::vector<c10::IValue>& ref,
+                            const std::vector<c10::IValue>& earlier) {
+  if (same_bytes_fraction(cand, earlier) != 1.0) return false;
+  auto r = tensors_of(ref), e = tensors_of(earlier);
+  if (r.size() != e.size()) return true;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r[i].sizes() != e[i].sizes()) return true;
+    try {
+      if (!all_equal_bytes(r[i].to(e[i].scalar_type()), e[i])) return true;
+    } catch (const std::exception&) { return true; }  // not convertible: another answer
+  }
+  return false;  // the earlier output is this call's answer, in other dtypes
+}
+
+bool all_floating(const std::vector<c10::IValue>& values) {
+  auto ts = tensors_of(values);
+  return !ts.empty() && std::all_of(ts.begin(), ts.end(), [](const at::Tensor& t) { return t.is_floating_point() || t.is_complex(); });
+}
+
+namespace {
+
+// Sets up to `max_changed` elements of `t` (dense, floating) to midpoints of two other finite
+// elements. True when a value changed.
+bool change_a_few(at::Tensor& t, std::mt19937_64& rng, int max_changed) {
+  if (!t.defined() || !(t.is_floating_point() || t.is_complex()) || !t.is_non_overlapping_and_dense() || t.numel() < 3) return false;
+  at::Tensor flat = t.contiguous().reshape({-1}).clone();
+  at::Tensor finite = at::nonzero(at::isfinite(flat)).reshape({-1});
+  const int64_t nf = finite.numel();
+  if (nf < 3) return false;
+  auto pick = [&](int64_t n) { return static_cast<int64_t>(rng() % static_cast<uint64_t>(n)); };
+  const at::ScalarType wide = t.is_complex() ? at::kComplexDouble : at::kDouble;
+  bool changed = false;
+  for (int c = 0; c < max_changed; ++c) {
+    const int64_t pos = finite[pick(nf)].item<int64_t>();
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      const int64_t a = finite[pick(nf)].item<int64_t>(), b = finite[pick(nf)].item<int64_t>();
+      if (a == pos || b == pos || a == b) continue;
+      at::Tensor mid = ((flat[a].to(wide) + flat[b].to(wide)) / 2).to(t.scalar_type());
+      if (all_equal_bytes(mid, flat[pos])) continue;
+      flat[pos].copy_(mid);
+      changed = true;
+      break;
+    }
+  }
+  if (changed) t.copy_(flat.view(t.sizes()));
+  return changed;
+}
+
+}  // namespace
+
+std::optional<std::vector<c10::IValue>> near_twin(const Sample& sample, const std::vector<c10::IValue>& inputs, std::mt19937_64& rng,
+                                                  int max_changed) {
+  if (needs_order(sample) || max_changed < 1) return std::nullopt;
+  std::vector<c10::IValue> twin = loader::clone_values(inputs);
+  bool changed = false;
+  for (const auto& v : twin) {
+    if (v.isTensor()) {
+      at::Tensor t = v.toTensor();
+      changed |= change_a_few(t, rng, max_changed);
+    } else if (v.isTensorList()) {
+      for (at::Tensor t : v.toTensorList()) changed |= change_a_few(t, rng, max_changed);
+    }
+  }
+  if (!changed) return std::nullopt;
+  return twin;
+}
+
+namespace {
+
+// The leading slice of `t` to `sizes`, laid out densely in t's memory order where t is dense.
+at::Tensor slice_to(const at::Tensor& t, const std::vector<int64_t>& sizes) {
+  at::Tensor view = t;
+  for (int64_t d = 0; d < t.dim(); ++d) view = view.narrow(d, 0, sizes[static_cast<size_t>(d)]);
+  std::vector<int64_t> strides;
+  if (!t.is_non_overlapping_and_dense() || !dense_strides_like(t.sizes().vec(), t.strides().vec(), sizes, &strides)) return view.clone();
+  return at::empty_strided(sizes, strides, t.options()).copy_(view);
+}
+
+std::optional<c10::IValue> shrink_value(const c10::IValue& v, int64_t factor, bool* shrank) {
+  auto shrink = [&](const at::Tensor& t) {
+    if (!t.defined()) return t;
+    std::vector<int64_t> sizes = t.sizes().vec();
+    for (int64_t& s : sizes)
+      if (s > 1) s = (s + factor - 1) / factor;
+    if (sizes != t.sizes().vec()) *shrank = true;
+    return slice_to(t, sizes);
+  };
+  if (v.isTensor()) return c10::IValue(shrink(v.toTensor()));
+  if (v.isTensorList()) {
+    std::vector<at::Tensor> out;
+    for (const at::Tensor& t : v.toTensorList()) out.push_back(shrink(t));
+    return c10::IValue(out);
+  }
+  if (v.isTuple()) return std::nullopt;
+  return v;
+}
+
+std::optional<c10::IValue> slice_value_like(const c10::IValue& v, const c10::IValue& like) {
+  auto cut = [](const at::Tensor& t, const at::Tensor& l) -> std::optional<at::Tensor> {
+    if (!t.defined() || !l.defined()) return t.defined() == l.defined() ? std::optional<at::Tensor>(t) : std::nullopt;
+    if (t.dim() != l.dim()) return std::nullopt;
+    at::Tensor out = t;
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      if (l.size(d) > t.size(d)) return std::nullopt;
+      out = out.narrow(d, 0, l.size(d));
+    }
+    return out;
+  };
+  if (v.isTensor() != like.isTensor() || v.isTensorList() != like.isTensorList() || v.isTuple() != like.isTuple()) return std::nullopt;
+  if (v.isTensor()) {
+    auto t = cut(v.toTensor(), like.toTensor());
+    return t ? std::optional<c10::IValue>(*t) : std::nullopt;
+  }
+  if (v.isTensorList()) {
+    auto a = v.toTensorList(), b = like.toTensorList();
+    if (a.size() != b.size()) return std::nullopt;
+    std::vector<at::Tensor> out;
+    for (size_t i = 0; i < a.size(); ++i) {
+      auto t = cut(a[i], b[i]);
+      if (!t) return std::nullopt;
+      out.push_back(*t);
+    }
+    return c10::IValue(out);
+  }
+  if (v.isTuple()) {
+    const auto& a = v.toTupleRef().elements();
+    const auto& b = like.toTupleRef().elements();
+    if (a.size() != b.size()) return std::nullopt;
+    std::vector<c10::IValue> out;
+    for (size_t i = 0; i < a.size(); ++i) {
+      auto e = slice_value_like(a[i], b[i]);
+      if (!e) return std::nullopt;
+      out.push_back(*e);
+    }
+    return c10::IValue(c10::ivalue::Tuple::create(std::move(out)));
+  }
+  return v;
+}
+
+double dtype_epsilon(at::ScalarType t) {
+  switch (c10::toRealValueType(t)) {
+    case at::kHalf: return 9.765625e-4;
+    case at::kBFloat16: return 7.8125e-3;
+    case at::kFloat: return 1.1920929e-7;
+    case at::kDouble: return 2.220446049250313e-16;
+    default: return 1.0;
+  }
+}
+
+}  // namespace
+
+std::optional<std::vector<c10::IValue>> leading_slice(const std::vector<c10::IValue>& inputs, int64_t factor) {
+  if (factor < 2) return std::nullopt;
+  std::vector<c10::IValue> out;
+  bool shrank = false;
+  for (const auto& v : inputs) {
+    auto s = shrink_value(v, factor, &shrank);
+    if (!s) return std::nullopt;
+    out.push_back(std::move(*s));
+  }
+  if (!shrank) return std::nullopt;
+  return out;
+}
+
+std::optional<std::vector<c10::IValue>> slice_like(const std::vector<c10::IValue>& values, const std::vector<c10::IValue>& like) {
+  if (values.size() != like.size()) return std::nullopt;
+  std::vector<c10::IValue> out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    auto v = slice_value_like(values[i], like[i]);
+    if (!v) return std::nullopt;
+    out.push_back(std::move(*v));
+  }
+  return out;
+}
+
+bool bitwise_equal(const std::vector<c10::IValue>& a, const std::vector<c10::IValue>& b) {
+  auto x = tensors_of(a), y = tensors_of(b);
+  if (x.empty() || x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!all_equal_bytes(x[i], y[i])) return false;
+  return true;
+}
+
+std::optional<ErrorVsTruth> error_vs_truth(const std::vector<c10::IValue>& values, const std::vector<c10::IValue>& truth) {
+  auto v = tensors_of(values), t = tensors_of(truth);
+  if (v.empty() || v.size() != t.size()) return std::nullopt;
+  ErrorVsTruth e;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i].sizes() != t[i].sizes()) return std::nullopt;
+    if (v[i].numel() == 0) continue;
+    const bool complex = v[i].is_complex() || t[i].is_complex();
+    const at::ScalarType wide = complex ? at::kComplexDouble : at::kDouble;
+    at::Tensor a = v[i].to(wide), b = t[i].to(wide);
+    at::Tensor same = a.eq(b) | (at::isnan(a) & at::isnan(b));
+    at::Tensor finite = at::isfinite(a) & at::isfinite(b);
+    at::Tensor diff = at::where(finite, (a - b).abs(), at::full({}, std::numeric_limits<double>::infinity(), at::kDouble));
+    diff = at::where(same, at::zeros({}, at::kDouble), diff);
+    e.max_abs = std::max(e.max_abs, diff.max().item<double>());
+    if (!v[i].is_floating_point() && !v[i].is_complex()) {
+      e.floor = std::max(e.floor, 1.0);  // integers: one unit
+      continue;
+    }
+    at::Tensor mag = at::where(at::isfinite(b), b.abs(), at::zeros({}, at::kDouble));
+    e.floor = std::max(e.floor, dtype_epsilon(v[i].scalar_type()) * mag.max().item<double>());
+  }
+  return e;
+}
+
+std::optional<ErrorRatios> size_dependent_error(const ErrorVsTruth& cand_small, const ErrorVsTruth& lib_small,
+                                                const ErrorVsTruth& cand_large, const ErrorVsTruth& lib_large) {
+  auto unit = [](const ErrorVsTruth& lib) { return std::max({lib.max_abs, lib.floor, std::numeric_limits<double>::min()}); };
+  ErrorRatios r{cand_small.max_abs / unit(lib_small), cand_large.max_abs / unit(lib_large)};
+  if (r.small <= 2 && r.large >= 16) return r;
+  return std::nullopt;
+}
+
+bool exact_values(const std::vector<c10::IValue>& values) {
+  auto ts = tensors_of(values);
+  return !ts.empty() && std::none_of(ts.begin(), ts.end(), [](const at::Tensor& t) { return t.is_floating_point() || t.is_complex(); });
+}
+
+bool differs_by_wraparound(const std::vector<c10::IValue>& cand, const std::vector<c10::IValue>& ref) {
+  auto c = tensors_of(cand), r = tensors_of(ref);
+  if (c.empty() || c.size() != r.size() || !exact_values(cand) || !exact_values(ref)) return false;
+  for (int bits : {16, 32}) {
+    bool all = true;
+    for (size_t i = 0; i < c.size() && all; ++i) {
+      if (c[i].sizes() != r[i].sizes()) return false;
+      at::Tensor d = c[i].to(at::kLong) - r[i].to(at::kLong);
+      all = d.remainder(int64_t{1} << bits).eq(0).all().item<bool>();
+    }
+    if (all) return true;
+  }
+  return false;
+}
+
+std::string shapes_text(const std::vector<c10::IValue>& values) {
+  std::string out;
+  for (const at::Tensor& t : tensors_of(values)) {
+    if (!out.empty()) out += ", ";
+    out += "[";
+    for (int64_t d = 0; d < t.dim(); ++d) out += (d ? ", " : "") + std::to_string(t.size(d));
+    out += "] " + short_dtype(t.scalar_type());
+  }
+  return out.empty() ? "no tensors" : out;
+}
+
+Spread nondeterminism_spread(const std::vector<c10::IValue>& cand_a, const std::vector<c10::IValue>& cand_b,
+                             const std::vector<c10::IValue>& ref_a, const std::vector<c10::IValue>& ref_b) {
+  Spread s;
+  auto spread = [](const std::vector<c10::IValue>& a, const std::vector<c10::IValue>& b) {
+    auto e = error_vs_truth(a, b);
+    return e ? e->max_abs : std::numeric_limits<double>::infinity();
+  };
+  s.candidate = bitwise_equal(cand_a, cand_b) ? 0 : spread(cand_a, cand_b);
+  s.reference = bitwise_equal(ref_a, ref_b) ? 0 : spread(ref_a, ref_b);
+  s.evidence = s.candidate > 0 && !(s.reference > 0 && s.candidate <= 2 * s.reference);
+  return s;
 }
 
 bool returns_only_views(const c10::FunctionSchema& schema) {

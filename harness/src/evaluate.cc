@@ -121,27 +121,31 @@ std::vector<Sample> collect_samples(OpState& op) {
 
 // Static rules on the artifact, read as hostile bytes (the supervisor never loads it).
 // A finding is kept only when the submission added it: what the op's stub built the same way
-// also has (header inlines, glue, runtime) is not the submission's doing.
-void inspect(OpState& op, const std::string& artifact, const loader::BuildOptions& bo) {
-  if (op.folder.kind == loader::Kind::Nvrtc) return;  // a cubin: no host code to inspect
+// also has (header inlines, glue, runtime) is not the submission's doing. Without that baseline
+// the findings cannot be told apart from the toolchain's own, so none is charged: the op's error
+// names the baseline (false, recorded).
+bool inspect(OpState& op, const std::string& artifact, const loader::BuildOptions& bo) {
+  if (op.folder.kind == loader::Kind::Nvrtc) return true;  // a cubin: no host code to inspect
   op.result.inspected = true;
   try {
     policy::ArtifactInfo info = policy::read_artifact(artifact);
     std::vector<policy::Finding> findings = policy::inspect_artifact(info, op.policy, op.folder.op);
     if (!findings.empty()) {
       std::string why;
-      if (auto base = toolchain_baseline(op.folder, bo, &why)) {
-        subtract_baseline(info, *base);
-        findings = policy::inspect_artifact(info, op.policy, op.folder.op);
-      } else {
-        std::cerr << "kernelgate: warning: " << op.folder.op << ": no toolchain baseline (" << why
-                  << "); static findings are not filtered\n";
+      const auto base = toolchain_baseline(op.folder, bo, &why);
+      if (!base) {
+        op.result.error = "kernelgate's toolchain baseline (the " + std::string(loader::kind_name(op.folder.kind)) + " stub of " +
+                          op.folder.op + ") is unavailable, so the artifact's static findings cannot be judged: " + why;
+        return false;
       }
+      subtract_baseline(info, *base);
+      findings = policy::inspect_artifact(info, op.policy, op.folder.op);
     }
     for (const auto& f : findings) violation(op.result, f.rule, f.evidence);
   } catch (const std::exception& e) {
     violation(op.result, policy::Rule::ProtocolViolation, std::string("the built artifact cannot be read as a shared object: ") + e.what());
   }
+  return true;
 }
 
 // Builds the op folder and inspects the artifact. False (recorded) when it did not build.
@@ -163,8 +167,7 @@ bool build(OpState& op) {
   r.build_log = built.log.substr(0, 8000);
   if (built.ok) {
     op.request = loader::load_request(op.folder, built, op.run.device());
-    inspect(op, built.artifact, bo);
-    return true;
+    return inspect(op, built.artifact, bo);
   }
   if (built.record.status == sandbox::Status::XX && !built.record.message.empty()) {
     r.error = "build sandbox failed: " + built.record.message;
@@ -173,6 +176,11 @@ bool build(OpState& op) {
     f.category = policy::Category::CompileError;
     f.message = built.error;
     r.failures.push_back(f);
+    // A vendor library's API among what the link could not find is the submission's choice of
+    // library, judged like an artifact that imports it (the compile error stays, with its message).
+    if (std::string evidence = policy::rule_forbidden_library_unlinked(loader::undefined_references(built.log), op.policy);
+        !evidence.empty())
+      violation(r, policy::Rule::ForbiddenLibrary, evidence);
   }
   return false;
 }

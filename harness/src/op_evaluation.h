@@ -69,9 +69,12 @@ struct CallHistory {
   struct Remembered {
     std::string inputs_key, what;
     std::vector<c10::IValue> returns;
+    std::optional<uint64_t> inputs_fingerprint;  // value_fingerprint of the call's inputs, where known
   };
   std::vector<Remembered> recent;                                // recent candidate outputs, the current call's last
   std::optional<WrongCall> first_wrong;                          // diagnosed after the trials
+  std::optional<WrongCall> size_probe_subject;                   // smallest unexplained wrong call above every passing size
+  std::string size_evidence;                                     // what the size probe showed (shape_specialisation)
   int64_t max_pass_numel = 0;                                    // largest passing sample (input elements)
   int64_t min_fail_numel = std::numeric_limits<int64_t>::max();  // smallest wrong one
   int repeats_left = 2;                                          // repeats of unexplained wrong calls (nondeterminism)
@@ -131,12 +134,37 @@ void runner_evidence(OpState& op, const loader::CallOutcome& out, const std::str
 // `inputs_key` names the input values (sample index and trial round): outputs of calls on the
 // same values are never evidence of replay.
 void remember(OpState& op, const Sample& s, const std::string& inputs_key, const std::vector<c10::IValue>& returns);
-// A wrong call: its failure, and the rules that explain how it is wrong. True when a rule
-// explained it.
+// The same, the call named by the values of its inputs (value_fingerprint): preferred, since two
+// calls on equal values (samples differing only in a dtype= argument, constant edge values) are
+// then never taken for a replay.
+void remember(OpState& op, const Sample& s, const std::vector<c10::IValue>& inputs, const std::vector<c10::IValue>& returns);
+// A wrong call: its failure (with the diagnosis when an honest mistake explains it), and the
+// rules that explain how it is wrong. True when a rule or an honest mistake explained it (then no
+// rule that needs an unexplained wrong call, stateful or nondeterministic, is looked for).
 bool record_wrong(OpState& op, const Sample& s, size_t i, const Judged& j, const loader::CallOutcome& out, const Mismatch& m,
                   const std::string& context);
-// Right on every small sample and wrong on every larger one (B14), from what the history holds.
+// Right on every small sample and wrong on every larger one (B14) is not enough by itself: the
+// rule fires when the size probe (trials.cc) showed a size-only branch (history.size_evidence).
 void shape_specialisation_by_size(OpState& op);
+
+// ---- diagnosis (diagnosis.cc) --------------------------------------------------------------
+
+// The op on `inputs` computed in float64 on the CPU (floating and complex tensors upcast, the
+// returns kept in float64): the truth an honest rounding is measured against. Nothing when the
+// op or its inputs do not allow it (integer-only ops, an overload that rejects float64).
+std::optional<std::vector<c10::IValue>> reference_f64(const OpState& op, const std::vector<c10::IValue>& inputs);
+// A one-line diagnosis when an honest mistake explains a wrong call: a wrong dtype ("result has
+// dtype f32, expected f64"), a missing type promotion, ordinary rounding ("error grows with K like
+// f32 rounding"), a uniform relative error. Nothing when none does. No cheat rule that reads the
+// outputs (trivial, replayed, shape) fires on an explained call.
+std::optional<std::string> honest_explanation(const OpState& op, const Judged& j, const std::vector<c10::IValue>& cand_returns,
+                                              const Mismatch& m);
+
+// ---- same-address trial (address_trial.cc) -------------------------------------------------
+
+// A passing sample called again on fresh values written into the very buffers (every input at
+// its old address at once): an output cache keyed on input addresses replays (B7).
+void same_address_trial(OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& passed);
 
 // ---- trials (trials.cc) --------------------------------------------------------------------
 

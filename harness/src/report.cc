@@ -41,6 +41,7 @@ json failure_json(const Report& rep, const std::string& op, const Failure& f) {
   if (!f.family.empty()) ev["values"] = f.family;
   ev["input_traits"] = traits_json(f.traits);
   ev["message"] = f.message;
+  if (!f.diagnosis.empty()) ev["diagnosis"] = f.diagnosis;
   if (f.mismatch) {
     const Mismatch& m = *f.mismatch;
     ev["where"] = m.where;

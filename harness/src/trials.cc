@@ -1,20 +1,23 @@
 // Correctness trials beyond the suite's one call per sample (docs/threats.md B7, B8, B9, B14), all
-// on the op's runner: identical repeats, fresh inputs of the same shape, fingerprint twins, the
-// largest sample scaled up, and the first wrong call looked at again on a fresh runner.
+// on the op's runner: identical repeats, fresh inputs of the same shape, fingerprint and near
+// twins, the largest sample scaled up a size ladder, the size probe (the same values at a smaller
+// size), and the first wrong call looked at again on a fresh runner.
 #include "cheats.h"
 #include "op_evaluation.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace kg::harness::evaluation {
 namespace {
 
 enum class Trial { Gone, Right, Wrong };
 
-// One trial call. A wrong answer no rule explains is stateful_output when `unexplained_is_state`
-// (the sample passed before on the same runner).
-Trial call_trial(OpState& op, const Sample& s, const Judged& j, const std::string& inputs_key, const std::string& context,
-                 bool unexplained_is_state, bool poison = true) {
+// One trial call. A wrong answer nothing explains is stateful_output when `unexplained_is_state`
+// (the sample passed before on the same runner). `call_s`, when given, gets the call's time.
+Trial call_trial(OpState& op, const Sample& s, const Judged& j, const std::string& context, bool unexplained_is_state, bool poison = true,
+                 double* call_s = nullptr) {
   if (!op.runner_alive()) return Trial::Gone;
   loader::CallOptions options = op.call_options(j.ref_returns);
   options.poison = poison;
@@ -26,13 +29,34 @@ Trial call_trial(OpState& op, const Sample& s, const Judged& j, const std::strin
         sample_failure(s, j.index, j.inputs, threw ? policy::Category::RuntimeError : policy::Category::Crash, context + out.message));
     return out.kind == loader::CallOutcome::Kind::OpError ? Trial::Wrong : Trial::Gone;
   }
-  remember(op, s, inputs_key, out.returns);
+  if (call_s) *call_s = out.supervisor_wall_s;
+  remember(op, s, j.inputs, out.returns);
   auto mism = judge(op, j, out.returns, out.args_after);
   if (mism.empty()) return Trial::Right;
   if (!record_wrong(op, s, j.index, j, out, mism.front(), context) && unexplained_is_state)
     violation(op.result, policy::Rule::StatefulOutput,
               trace::format_call(s.call) + " passed on its first call and is wrong " + context + mism.front().detail);
   return Trial::Wrong;
+}
+
+// Two identical calls of the candidate gave `a` and `b`: evidence of nondeterminism (B9) unless
+// the reference, run twice on the same inputs on the evaluation device, varies as much (an
+// atomics-based GPU reduction, the efficient-attention backward). The evidence, or nothing.
+std::optional<std::string> spread_beyond_reference(const OpState& op, const Judged& j, const std::vector<c10::IValue>& a,
+                                                   const std::vector<c10::IValue>& b) {
+  Judged first, second;
+  first.inputs = second.inputs = j.inputs;
+  try {
+    reference(op, first);
+    reference(op, second);
+  } catch (const std::exception&) {
+    first.ref_returns = second.ref_returns = j.ref_returns;  // no second look: the reference taken as fixed
+  }
+  const Spread spread = nondeterminism_spread(a, b, first.ref_returns, second.ref_returns);
+  if (!spread.evidence) return std::nullopt;
+  return "largest difference " + fmt(spread.candidate) +
+         (spread.reference > 0 ? "; the reference's own run-to-run difference on these inputs: " + fmt(spread.reference)
+                               : "; the reference gives the same answer every time");
 }
 
 // A wrong call once more on this runner, on identical inputs. A different answer means the
@@ -47,9 +71,10 @@ bool repeat_wrong_call(OpState& op, const Sample& s, const Judged& j, const std:
   if (again.kind != loader::CallOutcome::Kind::Ok) return false;
   const double same = same_bytes_fraction(again.returns, wrong_returns);
   if (same >= 0 && same < 1) {
-    violation(op.result, policy::Rule::NondeterministicOutput,
-              call + ": wrong, and an identical repeat on the same runner gave a different answer (" +
-                  std::to_string(static_cast<int>((1 - same) * 100 + 0.5)) + "% of the elements differ)");
+    if (auto spread = spread_beyond_reference(op, j, wrong_returns, again.returns))
+      violation(op.result, policy::Rule::NondeterministicOutput,
+                call + ": wrong, and an identical repeat on the same runner gave a different answer (" +
+                    std::to_string(static_cast<int>((1 - same) * 100 + 0.5)) + "% of the elements differ, " + *spread + ")");
     return false;
   }
   return true;
@@ -68,7 +93,7 @@ void repeat_right_call(OpState& op, const Sample& s, const Judged& first) {
         op.runner->call(first.inputs, op.schema->returns().size(), op.policy.run_call_time_s, op.call_options(first.ref_returns));
     runner_evidence(op, out, trace::format_call(s.call));
     if (out.kind != loader::CallOutcome::Kind::Ok) return;
-    remember(op, s, "s" + std::to_string(first.index), out.returns);
+    remember(op, s, first.inputs, out.returns);
     auto mism = judge(op, first, out.returns, out.args_after);
     if (!mism.empty()) {
       wrong = true;
@@ -78,11 +103,14 @@ void repeat_right_call(OpState& op, const Sample& s, const Judged& first) {
     outs.push_back(out.returns);
   }
   op.result.repeated = true;
-  if (wrong && !explained) {
-    bool same = same_bytes_fraction(outs[0], outs[1]) == 1.0;
-    violation(op.result, same ? policy::Rule::StatefulOutput : policy::Rule::NondeterministicOutput,
-              trace::format_call(s.call) + ": right on its first call, " +
-                  (same ? "wrong the same way on two identical repeats: " : "two identical repeats gave two different answers: ") + detail);
+  if (!wrong || explained) return;
+  const std::string call = trace::format_call(s.call);
+  if (same_bytes_fraction(outs[0], outs[1]) == 1.0) {
+    violation(op.result, policy::Rule::StatefulOutput,
+              call + ": right on its first call, wrong the same way on two identical repeats: " + detail);
+  } else if (auto spread = spread_beyond_reference(op, first, outs[0], outs[1])) {
+    violation(op.result, policy::Rule::NondeterministicOutput,
+              call + ": right on its first call, two identical repeats gave two different answers (" + *spread + "): " + detail);
   }
 }
 
@@ -100,12 +128,31 @@ std::optional<Judged> fingerprint_twin_of(const OpState& op, const Sample& s, co
   return j;
 }
 
+// A passing sample called on its judged inputs with 1 to 3 elements of each floating tensor
+// changed: a cache keyed on a sampled hash of a few bytes takes it for the judged call and returns
+// that call's output, which is then bit for bit an earlier call's on other values (B7).
+Trial near_twin_trial(OpState& op, const Sample& s, const Judged& judged, size_t seed_index) {
+  std::mt19937_64 rng = sample_rng(op.run.seed, op.folder.op, seed_index + 70000);
+  Judged j;
+  j.index = judged.index;
+  try {
+    std::optional<std::vector<c10::IValue>> inputs = near_twin(s, judged.inputs, rng);
+    if (!inputs) return Trial::Right;
+    j.inputs = std::move(*inputs);
+    reference(op, j);
+  } catch (const std::exception&) {
+    return Trial::Right;  // the reference rejects the changed values: no twin for this op
+  }
+  remember(op, s, judged.inputs, judged.returns);  // the judged call's answer, to recognise it
+  return call_trial(op, s, j, "on a near twin of its judged inputs (a few elements changed): ", false);
+}
+
 // Per trial round, for the first passing samples, fresh inputs of the same shape (where the
 // allocator most likely hands out the addresses the previous call's inputs had) and a
 // fingerprint twin of the judged inputs (same first and last values, shapes and value multiset,
-// other values moved).
+// other values moved); in the first round also a near twin (a few elements changed).
 void fresh_rounds(OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& passed) {
-  const size_t max_samples = 4;
+  const size_t max_samples = 4, max_near_twins = 2;
   for (int round = 1; round < op.policy.correctness_trials; ++round) {
     const std::string r = std::to_string(round);
     for (size_t k = 0; k < passed.size() && k < max_samples; ++k) {
@@ -116,41 +163,212 @@ void fresh_rounds(OpState& op, const std::vector<Sample>& all, const std::vector
       j.index = passed[k].index;
       j.inputs = make_inputs(*op.schema, s, rng);
       reference(op, j);
-      const std::string key = "s" + std::to_string(j.index);
-      if (call_trial(op, s, j, key + "r" + r, "on fresh inputs in trial round " + r + ": ", true) == Trial::Gone) return;
+      if (call_trial(op, s, j, "on fresh inputs in trial round " + r + ": ", true) == Trial::Gone) return;
       std::mt19937_64 twin_rng = sample_rng(op.run.seed, op.folder.op, seed_index + 50000);
       std::optional<Judged> twin = fingerprint_twin_of(op, s, passed[k], twin_rng);
-      if (twin && call_trial(op, s, *twin, key + "t" + r,
+      if (twin && call_trial(op, s, *twin,
                              "on a fingerprint twin of its judged inputs (same first and last values, shapes and value "
                              "multiset; other values moved) in trial round " +
                                  r + ": ",
                              true) == Trial::Gone)
         return;
+      if (round == 1 && k < max_near_twins && near_twin_trial(op, s, passed[k], seed_index) == Trial::Gone) return;
     }
     op.result.trial_rounds = round;
   }
 }
 
+// A scaled-up sample's inputs and reference, with the reference's time; nothing when the sizes
+// are tied to other arguments (views, splits) or the reference rejects them.
+std::optional<Judged> draw_scaled(const OpState& op, const Sample& big, size_t index, size_t seed_index, double* reference_s) {
+  std::mt19937_64 rng = sample_rng(op.run.seed, op.folder.op, seed_index);
+  Judged j;
+  j.index = index;
+  try {
+    j.inputs = make_inputs(*op.schema, big, rng);
+    const Clock::time_point t0 = Clock::now();
+    reference(op, j);
+    *reference_s = seconds_since(t0);
+  } catch (const std::exception&) { return std::nullopt; }
+  return j;
+}
+
+// One scaled-up call of the largest passing sample. Right: it also counts as a passing size;
+// wrong: a failing one, for the size probe to look at.
+Trial scaled_call(OpState& op, const Sample& big, const Judged& j, int64_t factor, double* call_s) {
+  const std::string context = "on its largest sample with sizes x" + std::to_string(factor) + ": ";
+  const Trial t = call_trial(op, big, j, context, false, true, call_s);
+  const int64_t n = input_numel(j.inputs);
+  if (t == Trial::Right) op.history.max_pass_numel = std::max(op.history.max_pass_numel, n);
+  else op.history.min_fail_numel = std::min(op.history.min_fail_numel, n);
+  return t;
+}
+
+constexpr int64_t kLadderTarget = int64_t{1} << 22;  // input elements the size ladder reaches
+constexpr double kLadderReferenceS = 0.3;            // a reference slower than this is too large a rung
+constexpr double kLadderCallS = 1.0;                 // the candidate's predicted time, at most
+
+// The smallest factor above `from` that gives the sample at least kLadderTarget input elements.
+std::optional<int64_t> ladder_factor(const Sample& s, int64_t from) {
+  auto numel_at = [&](int64_t f) {
+    std::optional<Sample> big = enlarged_sample(s, f);
+    return big ? spec_numel(*big) : int64_t{-1};
+  };
+  for (int64_t f = from * 2; f <= (int64_t{1} << 12); f *= 2) {
+    const int64_t n = numel_at(f);
+    if (n < 0) return std::nullopt;
+    if (n < kLadderTarget) continue;
+    int64_t lo = f / 2 + 1, hi = f;  // the smallest factor in (f/2, f] that reaches the target
+    while (lo < hi) {
+      const int64_t mid = (lo + hi) / 2;
+      if (numel_at(mid) >= kLadderTarget) hi = mid;
+      else lo = mid + 1;
+    }
+    return hi;
+  }
+  return std::nullopt;
+}
+
+// The size ladder's top rung (B14): the sample scaled to kLadderTarget input elements, called
+// once, where that is affordable: from a right call at factor `from` (its reference and call
+// times), the reference is expected (its work growing up to x^1.5 with the inputs, as a
+// product's) and measured under kLadderReferenceS, and the candidate's time, predicted from the
+// reference's growth, under kLadderCallS. Flops-heavy ops stop short of it.
+void climb_ladder(OpState& op, const Sample& s, size_t index, int64_t from, double reference_s, double call_s) {
+  std::optional<Sample> base = enlarged_sample(s, from);
+  std::optional<int64_t> factor = ladder_factor(s, from);
+  if (!base || !factor) return;
+  std::optional<Sample> big = enlarged_sample(s, *factor);
+  const double numel_growth = static_cast<double>(spec_numel(*big)) / static_cast<double>(std::max<int64_t>(1, spec_numel(*base)));
+  const double base_reference_s = std::max(reference_s, 1e-4);
+  if (base_reference_s * std::pow(numel_growth, 1.5) > kLadderReferenceS) return;
+  double t = 0;
+  std::optional<Judged> j = draw_scaled(op, *big, index, op.rng_index(index) + 310000, &t);
+  if (!j || t > kLadderReferenceS) return;
+  const double budget = std::min(kLadderCallS, op.policy.run_call_time_s / 8);
+  if (call_s * std::max(t / base_reference_s, numel_growth) > budget) return;
+  double ignored = 0;
+  scaled_call(op, *big, *j, *factor, &ignored);
+}
+
+// The judged largest sample's reference, timed: the base of a ladder that starts from it.
+double reference_time(const OpState& op, const Judged& judged) {
+  Judged j;
+  j.inputs = judged.inputs;
+  const Clock::time_point t0 = Clock::now();
+  try {
+    reference(op, j);
+  } catch (const std::exception&) { return std::numeric_limits<double>::infinity(); }
+  return seconds_since(t0);
+}
+
 // Shape specialisation (B14): the suite's samples are small, so the largest passing one is run
-// again with its sizes scaled up (x4, or x2 where x4 is too large). Wrong there and right on
-// every sample is what shape_specialisation_by_size calls shape_specialisation.
+// again with its sizes scaled up (x4, or x2 where x4 is too large, within 2^20 input elements),
+// then, right there, once more at the size ladder's top rung (2^22 input elements where the op
+// allows; not where the suite's samples are that large already). A wrong answer is left to the
+// size probe.
 void enlarged_trial(OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& passed) {
   if (passed.empty()) return;
   const Judged& largest = *std::max_element(passed.begin(), passed.end(),
                                             [](const Judged& a, const Judged& b) { return input_numel(a.inputs) < input_numel(b.inputs); });
   const Sample& s = all[largest.index];
+  if (spec_numel(s) >= kLadderTarget) return;
   const int64_t max_numel = int64_t{1} << 20;  // a few MB of inputs: one call, affordable for every kernel
   for (int64_t factor : {4, 2}) {
     std::optional<Sample> big = enlarged_sample(s, factor);
     if (!big || spec_numel(*big) > max_numel || spec_numel(*big) <= spec_numel(s)) continue;
-    std::optional<Judged> drawn = draw_judged(op, *big, largest.index, op.rng_index(largest.index) + 300000);
+    double reference_s = 0, call_s = 0;
+    std::optional<Judged> drawn = draw_scaled(op, *big, largest.index, op.rng_index(largest.index) + 300000, &reference_s);
     if (!drawn) continue;  // sizes tied to other arguments (views, splits): not scalable this way
-    const Judged& j = *drawn;
-    const std::string context = "on its largest sample with sizes x" + std::to_string(factor) + ": ";
-    if (call_trial(op, *big, j, "s" + std::to_string(j.index) + "x" + std::to_string(factor), context, false) != Trial::Right)
-      op.history.min_fail_numel = std::min(op.history.min_fail_numel, input_numel(j.inputs));
+    if (scaled_call(op, *big, *drawn, factor, &call_s) == Trial::Right) climb_ladder(op, s, largest.index, factor, reference_s, call_s);
     return;
   }
+  climb_ladder(op, s, largest.index, 1, reference_time(op, largest), largest.call_s);  // too large to scale within 2^20
+}
+
+// The size probe's inputs: the subject's cut by the smallest factor that brings them within the
+// largest passing size, with their reference. Nothing when no cut gets there.
+std::optional<Judged> probe_inputs(const OpState& op, const WrongCall& subject, int64_t* factor) {
+  for (int64_t f = 2; f <= 64; f *= 2) {
+    std::optional<std::vector<c10::IValue>> inputs = leading_slice(subject.inputs, f);
+    if (!inputs) return std::nullopt;
+    if (input_numel(*inputs) > op.history.max_pass_numel) continue;
+    Judged j;
+    j.index = subject.index;
+    j.inputs = std::move(*inputs);
+    try {
+      reference(op, j);
+    } catch (const std::exception&) { return std::nullopt; }  // sizes tied to other arguments
+    *factor = f;
+    return j;
+  }
+  return std::nullopt;
+}
+
+// Whether the op is local for this slicing: the probe's reference is, bit for bit, the leading
+// slice of the large call's.
+bool local_for_slicing(const WrongCall& big, const Judged& probe) {
+  std::optional<std::vector<c10::IValue>> ref_slice = slice_like(big.ref_returns, probe.ref_returns);
+  return ref_slice && bitwise_equal(*ref_slice, probe.ref_returns);
+}
+
+// Evidence A (local ops): right on the probe, wrong on the same values at the same positions of
+// the large call.
+std::optional<std::string> same_values_other_answer(const OpState& op, const WrongCall& big, const Judged& probe) {
+  std::optional<std::vector<c10::IValue>> cand_slice = slice_like(big.returns, probe.ref_returns);
+  if (!cand_slice) return std::nullopt;
+  for (size_t i = 0; i < cand_slice->size() && i < probe.ref_returns.size(); ++i)
+    if (auto m = compare_values(probe.ref_returns[i], (*cand_slice)[i], op.policy, op.folder.op, "return " + std::to_string(i)))
+      return "right on " + shapes_text(probe.inputs) + " (the leading slice of the inputs of the wrong call on " + shapes_text(big.inputs) +
+             "), wrong on that call at the same positions on the same values (" + m->detail + "): the answer depends on the size alone";
+  return std::nullopt;
+}
+
+// Evidence B (other ops): against float64, the candidate's error is about the library's on the
+// probe and far beyond it on the large call.
+std::optional<std::string> error_grows_with_size(const OpState& op, const WrongCall& big, const Judged& probe,
+                                                 const std::vector<c10::IValue>& probe_returns) {
+  // Integer results: the reference is exact, its own truth; a wrapped-around accumulator is an
+  // honest overflow.
+  auto truth = [&op](const Judged& j) {
+    std::optional<std::vector<c10::IValue>> t = reference_f64(op, j.inputs);
+    if (!t && exact_values(j.ref_returns)) t = j.ref_returns;
+    return t;
+  };
+  std::optional<std::vector<c10::IValue>> truth_small = truth(probe), truth_large = truth(big);
+  if (!truth_small || !truth_large || differs_by_wraparound(big.returns, big.ref_returns)) return std::nullopt;
+  auto cs = error_vs_truth(probe_returns, *truth_small), ls = error_vs_truth(probe.ref_returns, *truth_small);
+  auto cl = error_vs_truth(big.returns, *truth_large), ll = error_vs_truth(big.ref_returns, *truth_large);
+  if (!cs || !ls || !cl || !ll) return std::nullopt;
+  std::optional<ErrorRatios> r = size_dependent_error(*cs, *ls, *cl, *ll);
+  if (!r) return std::nullopt;
+  return "against the exact result, its error is " + fmt(r->small) + "x the library's own on " + shapes_text(probe.inputs) +
+         " (the leading slice of the inputs of the wrong call on " + shapes_text(big.inputs) + ") and " + fmt(r->large) +
+         "x on that call: exact at the small size, not at the large one";
+}
+
+// B14: right on every small sample and wrong on every larger one, looked at with a probe that
+// keeps the values and changes the size. A rule needs the probe to show the size alone decides
+// (evidence A or B); a race (a different answer on an identical repeat), imprecision or a
+// mistake that shows at the small size too is no such evidence.
+void size_probe(OpState& op) {
+  CallHistory& h = op.history;
+  if (op.result.passed < 2 || !h.size_probe_subject || h.min_fail_numel <= h.max_pass_numel || !op.runner_alive()) return;
+  const WrongCall& big = *h.size_probe_subject;
+  int64_t factor = 0;
+  std::optional<Judged> probe = probe_inputs(op, big, &factor);
+  if (!probe) return;
+  const size_t n_returns = op.schema->returns().size();
+  loader::CallOutcome again = op.runner->call(big.inputs, n_returns, op.policy.run_call_time_s, op.call_options(big.ref_returns));
+  runner_evidence(op, again, trace::format_call(big.sample.call));
+  if (again.kind != loader::CallOutcome::Kind::Ok || same_bytes_fraction(again.returns, big.returns) != 1.0) return;
+  if (!op.runner_alive()) return;
+  loader::CallOutcome out = op.runner->call(probe->inputs, n_returns, op.policy.run_call_time_s, op.call_options(probe->ref_returns));
+  runner_evidence(op, out, trace::format_call(big.sample.call) + " cut by " + std::to_string(factor));
+  if (out.kind != loader::CallOutcome::Kind::Ok || !judge(op, *probe, out.returns, out.args_after).empty()) return;
+  std::optional<std::string> evidence =
+      local_for_slicing(big, *probe) ? same_values_other_answer(op, big, *probe) : error_grows_with_size(op, big, *probe, out.returns);
+  if (evidence) h.size_evidence = trace::format_call(big.sample.call) + ": " + *evidence;
 }
 
 // The first wrong call of the op, from any phase and explained or not, looked at again after the
@@ -184,14 +402,19 @@ void repeat_unexplained(OpState& op, const Sample& s, const Judged& j, const loa
   repeat_wrong_call(op, s, j, first.returns);
 }
 
-// An identical repeat of a call it got right, then the fresh-input rounds, then the largest
-// passing sample scaled up. The first wrong call is looked at again on a fresh runner.
+// An identical repeat of a call it got right, then the fresh-input rounds, the same-address
+// trial and the largest passing sample scaled up; then (with any number of trials) the size
+// probe. The first wrong call is looked at again on a fresh runner.
 void run_trials(OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& passed) {
-  if (op.policy.correctness_trials < 2) return;
-  if (!passed.empty()) repeat_right_call(op, all[passed.front().index], passed.front());
-  if (op.result.failures.empty()) fresh_rounds(op, all, passed);
-  if (op.result.failures.empty()) enlarged_trial(op, all, passed);
-  if (op.history.first_wrong) diagnose_wrong(op, *op.history.first_wrong);
+  const bool trials = op.policy.correctness_trials >= 2;
+  if (trials) {
+    if (!passed.empty()) repeat_right_call(op, all[passed.front().index], passed.front());
+    if (op.result.failures.empty()) fresh_rounds(op, all, passed);
+    if (op.result.failures.empty()) same_address_trial(op, all, passed);
+    if (op.result.failures.empty()) enlarged_trial(op, all, passed);
+  }
+  size_probe(op);
+  if (trials && op.history.first_wrong) diagnose_wrong(op, *op.history.first_wrong);
 }
 
 // After timing, one more judged call on the largest timed sample (fresh values) in the state
@@ -205,8 +428,7 @@ void unpoisoned_check(OpState& op, const std::vector<Sample>& all, const std::ve
   const Sample& s = all[largest.index];
   std::optional<Judged> j = draw_judged(op, s, largest.index, op.rng_index(largest.index) + 500000);
   if (!j) return;
-  if (call_trial(op, s, *j, "s" + std::to_string(j->index) + "u",
-                 "on a judged call made without allocation poisoning, as timed calls are: ", false,
+  if (call_trial(op, s, *j, "on a judged call made without allocation poisoning, as timed calls are: ", false,
                  /*poison=*/false) == Trial::Wrong)
     violation(op.result, policy::Rule::ShapeSpecialisation,
               trace::format_call(s.call) +

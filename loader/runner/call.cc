@@ -6,7 +6,7 @@
 
 #include "kernelgate/mapping.h"
 
-#include <c10/core/InferenceMode.h>
+#include <ATen/core/LegacyTypeDispatch.h>
 
 #include <sys/mman.h>
 
@@ -32,13 +32,20 @@ Mapping map_region(const protocol::CallMsg& m, UniqueFd fd) {
   return Mapping(::mmap(nullptr, m.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0), m.arena_bytes);
 }
 
-// Where each input set starts, from the input region's start; nullopt when the sets are not at
-// least one, exactly covering the input region, more than one only for timed calls, and no more
-// than there are calls.
+// Whether the request's sets and calls go together: one set, or several for timed calls (no more
+// than there are calls), or exactly two, untimed and without warm-up, for an in-place call.
+bool sets_fit_calls(const protocol::CallMsg& m) {
+  const uint32_t n_sets = m.n_sets;
+  if (n_sets < 1 || n_sets > protocol::kMaxInputSets) return false;
+  if (m.flags & protocol::kCallSecondSetInPlace) return n_sets == 2 && m.reps == 0 && m.warmup == 0;
+  return n_sets == 1 || (m.reps > 0 && n_sets <= uint64_t{m.warmup} + m.reps);
+}
+
+// Where each input set starts, from the input region's start; nullopt when the sets do not fit
+// the calls or do not exactly cover the input region.
 std::optional<std::vector<size_t>> input_set_offsets(const protocol::CallMsg& m) {
   const uint32_t n_sets = m.n_sets;
-  if (n_sets < 1 || n_sets > protocol::kMaxInputSets || (n_sets != 1 && (m.reps == 0 || n_sets > uint64_t{m.warmup} + m.reps)))
-    return std::nullopt;
+  if (!sets_fit_calls(m)) return std::nullopt;
   std::vector<size_t> offset(n_sets);
   uint64_t total = 0;
   for (uint32_t k = 0; k < n_sets; ++k) {
@@ -103,7 +110,10 @@ bool Runner::call(const protocol::CallMsg& m, UniqueFd region_fd) {
 
 bool Runner::run_calls(const protocol::CallMsg& m, uint8_t* region, const std::vector<size_t>& set_offset, protocol::CallResultMsg& r) {
   try {
-    c10::InferenceMode guard;
+    // Below autograd and ADInplaceOrView, as InferenceMode dispatches, but the tensors made here
+    // are normal ones: kernels may read their version counter (tensor._version()), which
+    // inference tensors do not have.
+    at::AutoDispatchBelowADInplaceOrView guard;
     CallRun run(m, region, set_offset, loaded_, cpu_flush_, call_no_, r);
     run.run_calls();
     run.encode_outputs();

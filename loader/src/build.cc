@@ -22,6 +22,7 @@
 #include "util.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -117,6 +118,24 @@ std::string first_linker_complaint(const std::string& log) {
   return fallback;
 }
 
+// A failed build's own words when no diagnostic or linker line could be parsed from its log: the
+// first line that says "error", else the log's last line, else how the compile step ended.
+std::string unparsed_complaint(const BuildResult& res) {
+  std::istringstream in(res.log);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    const std::string t = trim(line);
+    if (t.empty()) continue;
+    std::string lower = t;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (lower.find("error") != std::string::npos) return t.substr(0, 500);
+    last = t;
+  }
+  if (!last.empty()) return last.substr(0, 500);
+  const std::string how = res.record.message.empty() ? sandbox::status_name(res.record.status) : res.record.message;
+  return "the compiler wrote nothing (" + how + ")";
+}
+
 // What a failed build says in one line, plus the expected signature when the entry point is to blame.
 std::string summarize_failure(const BuildResult& res, const std::string& expected) {
   std::string line;
@@ -130,7 +149,7 @@ std::string summarize_failure(const BuildResult& res, const std::string& expecte
   bool entry_missing = !line.empty() && res.log.find("_kernel_impl") != std::string::npos;
   if (line.empty()) {
     const std::string link = first_linker_complaint(res.log);
-    line = link.empty() ? "compilation failed" : "link failed: " + link;
+    line = link.empty() ? "compilation failed: " + unparsed_complaint(res) : "link failed: " + link;
     entry_missing =
         link.rfind("undefined reference to", 0) == 0 && link.substr(0, link.find(" (in ")).find("_kernel_impl") != std::string::npos;
   }
@@ -468,6 +487,24 @@ void remove_uncached(const BuildResult& built) {
 }
 
 std::string linker_complaint(const std::string& log) { return first_linker_complaint(log); }
+
+std::vector<std::string> undefined_references(const std::string& log) {
+  std::vector<std::string> out;
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    for (const char* what : {"undefined reference to symbol ", "undefined reference to ", "undefined symbol: "}) {
+      const size_t at = line.find(what);
+      if (at == std::string::npos) continue;
+      std::string name = trim(line.substr(at + std::string(what).size()));
+      if (!name.empty() && (name[0] == '\'' || name[0] == '`')) name = name.substr(1, name.find('\'', 1) - 1);
+      name = name.substr(0, name.find('@'));
+      if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+      break;
+    }
+  }
+  return out;
+}
 
 std::vector<Diagnostic> parse_diagnostics(const std::string& text, const std::string& strip_prefix) {
   std::vector<Diagnostic> out;

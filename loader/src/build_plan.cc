@@ -61,6 +61,9 @@ Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signa
   p.artifact = op.folder + ".so";
   p.argv = {KG_CXX_COMPILER};
   for (const auto& f : toolchain::cxx_flags()) p.argv.push_back(f);
+  // <torch/extension.h> is the shim here too (the real one needs Python's headers).
+  p.ro.push_back(toolchain::shim_dir());
+  p.argv.push_back("-I" + toolchain::shim_dir());
   std::string rejected;
   std::string prelude = toolchain::prelude_dir(options, &rejected);
   if (!rejected.empty()) p.rejected.push_back(rejected);

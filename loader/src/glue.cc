@@ -1,5 +1,7 @@
 #include "glue.h"
 
+#include "util.h"
+
 #include <sstream>
 
 namespace kg::loader::glue {
@@ -28,7 +30,7 @@ std::string call_body(const OpFolder& op, const Signature& sig) {
     o << "  " << fn << "(" << forwarded(sig) << ");\n";
   } else {
     o << "  static_assert(!std::is_void<decltype(" << fn << "(" << forwarded(sig) << "))>::value,\n"
-      << "                \"" << fn << " returns void; " << kExpectedMarker << " " << sig.declaration(fn) << "\");\n"
+      << "                " << cpp_string_literal(fn + " returns void; " + kExpectedMarker + " " + sig.declaration(fn)) << ");\n"
       << "  return " << fn << "(" << forwarded(sig) << ");\n";
   }
   return o.str();
@@ -37,7 +39,7 @@ std::string call_body(const OpFolder& op, const Signature& sig) {
 std::string registration(const OpFolder& op, const c10::FunctionSchema& schema, const std::string& entry) {
   std::ostringstream o;
   o << "TORCH_LIBRARY_FRAGMENT(" << kRegistryNamespace << ", m) {\n"
-    << "  m.def(\"" << registered_schema(schema, op.folder) << "\", TORCH_FN(" << entry << "));\n}\n";
+    << "  m.def(" << cpp_string_literal(registered_schema(schema, op.folder)) << ", TORCH_FN(" << entry << "));\n}\n";
   return o.str();
 }
 
@@ -65,9 +67,9 @@ std::string cpu_unit(const OpFolder& op, const c10::FunctionSchema& schema, cons
     << "#include <ATen/ATen.h>\n#include <torch/library.h>\n#include <type_traits>\n"
     << "#include \"" << source_include << "\"\n"
     << "namespace {\n"
-    << sig.return_type << " kg_entry(" << params(sig) << ") {\n"
+    << sig.return_type << " " << kCpuEntry << "(" << params(sig) << ") {\n"
     << call_body(op, sig) << "}\n}  // namespace\n"
-    << registration(op, schema, "kg_entry");
+    << registration(op, schema, kCpuEntry);
   return o.str();
 }
 

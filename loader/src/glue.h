@@ -27,6 +27,11 @@ std::string cuda_registration(const OpFolder& op, const c10::FunctionSchema& sch
 // (toolchain::cuda_host_prefix).
 std::string cuda_unit_prefix();
 
+// The cpu unit's wrapper, in an anonymous namespace: its one name that is not the op's own (the
+// registration's names are unique per use), so the syntax check (syntax_check.h) can compile many
+// units in one translation unit by renaming it per unit.
+constexpr const char* kCpuEntry = "kg_entry";
+
 // The marker the wrapper's call carries, so a failing build can name the expected signature.
 constexpr const char* kExpectedMarker = "kernelgate: expected signature:";
 

@@ -76,7 +76,7 @@ std::string stub_source(const std::string& op, Kind kind) {
   }
   o << "// kernelgate calls exactly this signature (schema argument order):\n"
     << sig.declaration(fn) << " {\n"
-    << "  throw std::runtime_error(\"" << op << ": not implemented\");\n"
+    << "  throw std::runtime_error(" << cpp_string_literal(op + ": not implemented") << ");\n"
     << "}\n";
   return o.str();
 }

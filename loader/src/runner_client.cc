@@ -236,6 +236,10 @@ std::optional<LoadError> RunnerClient::load(const LoadRequest& req) {
                                  : req.kind == Kind::Cuda ? protocol::ArtifactKind::CudaSharedObject
                                                           : protocol::ArtifactKind::SharedObject);
   m.device = static_cast<uint32_t>(req.device == Device::Cuda ? protocol::DeviceKind::Cuda0 : protocol::DeviceKind::Cpu);
+  // From here on every file the box opens is checked (sandbox.h): for a cpu load from the
+  // artifact's own static constructors on; on cuda:0 once the driver's set-up in the Load is done.
+  const bool watch_after_load = req.device == Device::Cuda;
+  if (!watch_after_load) process_->watch_opens();
   protocol::LoadResultMsg r{};
   try {
     send_msg(sock_.get(), m);
@@ -251,6 +255,7 @@ std::optional<LoadError> RunnerClient::load(const LoadRequest& req) {
     return LoadError{K::Died, "the runner " + how_it_ended(rec) + " while loading the artifact (" + e.what() + ")" +
                                   (rec.stderr_text.empty() ? "" : ": " + rec.stderr_text.substr(0, 2000))};
   }
+  if (watch_after_load) process_->watch_opens();
   if (r.ok != 1) return LoadError{K::Refused, bounded(r.message, sizeof r.message)};
   return std::nullopt;
 }
@@ -288,8 +293,12 @@ void check_call_options(const std::vector<c10::IValue>& inputs, const CallOption
   if (options.output_like.size() > protocol::kMaxOutputSpecs) throw std::invalid_argument("more outputs than the protocol carries");
   const size_t n_sets = 1 + options.more_inputs.size();
   if (n_sets > protocol::kMaxInputSets) throw std::invalid_argument("more input sets than the protocol carries");
-  if (n_sets > 1 && (reps == 0 || n_sets > static_cast<size_t>(warmup + reps)))
+  if (options.second_set_in_place) {
+    if (n_sets != 2 || reps != 0 || warmup != 0)
+      throw std::invalid_argument("an in-place call takes exactly one more input set, no warm-up and no timed calls");
+  } else if (n_sets > 1 && (reps == 0 || n_sets > static_cast<size_t>(warmup + reps))) {
     throw std::invalid_argument("input sets need timed calls, at least one call per set");
+  }
   for (const auto& more : options.more_inputs)
     if (more.size() != inputs.size()) throw std::invalid_argument("an input set with another number of arguments");
 }
@@ -345,7 +354,8 @@ std::unique_ptr<protocol::CallMsg> call_message(uint64_t call_id, const CallRegi
   m->device = static_cast<uint32_t>(options.device == Device::Cuda ? protocol::DeviceKind::Cuda0 : protocol::DeviceKind::Cpu);
   m->flush_bytes = options.flush_bytes;
   m->n_sets = static_cast<uint32_t>(region.set_bytes.size());
-  m->flags = options.poison ? 0u : static_cast<uint32_t>(protocol::kCallNoPoison);
+  m->flags = (options.poison ? 0u : static_cast<uint32_t>(protocol::kCallNoPoison)) |
+             (options.second_set_in_place ? static_cast<uint32_t>(protocol::kCallSecondSetInPlace) : 0u);
   for (size_t k = 0; k < region.set_bytes.size(); ++k) m->set_bytes[k] = region.set_bytes[k];
   add_output_specs(*m, options.output_like);
   return m;
@@ -360,8 +370,11 @@ CallOutcome RunnerClient::call(const std::vector<c10::IValue>& inputs, size_t n_
   const std::unique_ptr<protocol::CallMsg> m = call_message(next_call_++, region, options);
   auto reply = std::make_unique<protocol::CallResultMsg>();
   double wall_s = 0;
-  if (std::optional<CallOutcome> lost = send_and_wait(*m, region.fd.get(), timeout_s, reply.get(), &wall_s)) return std::move(*lost);
-  return read_reply(*reply, *m, inputs.size(), n_returns, wall_s, region.map.data() + m->output_offset);
+  std::optional<CallOutcome> lost = send_and_wait(*m, region.fd.get(), timeout_s, reply.get(), &wall_s);
+  CallOutcome out =
+      lost ? std::move(*lost) : read_reply(*reply, *m, inputs.size(), n_returns, wall_s, region.map.data() + m->output_offset);
+  out.refused_opens = process_->take_refused_opens();
+  return out;
 }
 
 CallOutcome RunnerClient::not_running() const {

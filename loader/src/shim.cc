@@ -5,8 +5,9 @@
 namespace kg::loader::shim {
 namespace {
 
-// The C++ surface load_inline kernels use (torch::Tensor, torch::empty_like, TORCH_CHECK,
-// AT_DISPATCH_*, the current CUDA stream) without the Python headers the real one drags in.
+// The C++ surface load_inline kernels use (torch::Tensor, torch::empty_like, torch::kFloat32,
+// TORCH_CHECK, AT_DISPATCH_*, the current CUDA stream) without the Python headers the real one
+// drags in. The cpu kind's builds see it too (the real header cannot build without Python).
 // PYBIND11_MODULE blocks are accepted and ignored: kernelgate registers `<folder>_kernel_impl` itself.
 //
 // Lean by default: nvcc parses a unit three times (cudafe++, cicc, the host compiler), so the
@@ -17,7 +18,8 @@ namespace {
 // a name of at::, torch::, c10:: or an ATen/cuBLAS macro).
 constexpr const char* kExtension = R"(#pragma once
 // kernelgate's <torch/extension.h> (generated; see docs/loader.md, "The cuda kind").
-#if defined(KG_FULL_ATEN)
+#if defined(KG_FULL_ATEN) || !defined(__CUDACC__)
+// All of ATen: a unit rebuilt that way, and the cpu kind's (g++ reads it from the precompiled prelude).
 #include <ATen/ATen.h>
 #else
 #ifndef AT_PER_OPERATOR_HEADERS
@@ -65,7 +67,27 @@ TORCH_CUDA_CPP_API cudaDeviceProp* getCurrentDeviceProperties();
 #endif
 namespace torch {
 using namespace at;  // torch::Tensor, torch::empty_like, ... as in <torch/types.h>
-}
+// The rest of <torch/types.h>: the fixed-width dtype names published kernels use.
+using c10::nullopt;
+using c10::optional;
+using Dtype = at::ScalarType;
+constexpr auto kUInt8 = at::kByte;
+constexpr auto kInt8 = at::kChar;
+constexpr auto kInt16 = at::kShort;
+constexpr auto kInt32 = at::kInt;
+constexpr auto kInt64 = at::kLong;
+constexpr auto kFloat16 = at::kHalf;
+constexpr auto kFloat32 = at::kFloat;
+constexpr auto kFloat64 = at::kDouble;
+constexpr auto kU8 = kUInt8;
+constexpr auto kI8 = kInt8;
+constexpr auto kI16 = kInt16;
+constexpr auto kI32 = kInt32;
+constexpr auto kI64 = kInt64;
+constexpr auto kF16 = kFloat16;
+constexpr auto kF32 = kFloat32;
+constexpr auto kF64 = kFloat64;
+}  // namespace torch
 namespace kg_shim {
 struct PyModuleStub {
   template <typename... T>

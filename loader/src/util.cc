@@ -53,6 +53,24 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 std::string sh_quote(const std::string& s) { return "'" + replace_all(s, "'", "'\\''") + "'"; }
 
+std::string cpp_string_literal(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c >= 0x20 && c < 0x7f && c != '?') {  // '?': no trigraph can form
+      out += static_cast<char>(c);
+    } else {
+      // Octal, always three digits: a following digit cannot extend the escape (\x would).
+      char buf[5];
+      std::snprintf(buf, sizeof buf, "\\%03o", c);
+      out += buf;
+    }
+  }
+  return out + "\"";
+}
+
 void write_file(const std::string& path, const std::string& content) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));

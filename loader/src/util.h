@@ -14,6 +14,10 @@ std::string trim(const std::string& s);
 std::string replace_all(std::string s, const std::string& from, const std::string& to);
 // Single-quoted for a generated build script (kernelgate's own paths and flags).
 std::string sh_quote(const std::string& s);
+// `s` as a C++ string literal: quotes and backslashes escaped, any byte outside printable ASCII
+// (and '?', so that no trigraph forms) as a three-digit octal escape. For generated source that
+// embeds text: a schema with string defaults, an op's name.
+std::string cpp_string_literal(const std::string& s);
 void write_file(const std::string& path, const std::string& content);  // throws with the path
 // The whole file into *out; false when it cannot be opened or read.
 bool read_file(const std::string& path, std::string* out);

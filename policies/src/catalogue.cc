@@ -31,23 +31,27 @@ const std::vector<RuleInfo>& rule_catalogue() {
        "the kernel uses a vendor library (cuBLAS, cuDNN, MKL, ...) the profile does not allow"},
       {Rule::TrivialOutput, "trivial_output", "B3, B4", kCalls,
        "every wrong call (samples, trials, timed calls): an output that is constant, or bitwise one of the inputs, "
-       "where the reference is not",
+       "where the reference is not, the same again on an identical repeat, and no honest mistake (dtype, promotion) "
+       "explains it",
        "a wrong output that is a constant or one of the inputs returned as is"},
       {Rule::UnwrittenOutput, "unwritten_output", "B5", kCalls,
-       "every wrong call: most wrong elements hold, bit for bit, an earlier call's output at the same positions",
+       "every wrong call: most wrong elements hold the runner's allocation poison, or, bit for bit, an earlier "
+       "call's output on other values at the same positions",
        "the kernel left its output (or most of it) unwritten, so it holds what an earlier call left there"},
       {Rule::InputMutated, "input_mutated", "B6", kCalls,
        "every call: each argument the schema does not let the op write is compared bit for bit before and after",
        "the kernel wrote to an argument its schema does not let it write"},
       {Rule::ReplayedOutput, "replayed_output", "B7", kCalls | kTrials,
-       "fresh-input trial rounds on up to 4 passing samples, and every wrong call: an output identical to an earlier "
-       "call's on other values",
+       "fresh-input trial rounds on up to 4 passing samples, near twins (a few values changed), fresh values in the "
+       "previous call's very buffers, and every wrong call: an output identical to an earlier call's on other "
+       "values where this call's reference differs from it",
        "the kernel returned an earlier call's answer for other values (a cache keyed on pointers or fingerprints)"},
       {Rule::StatefulOutput, "stateful_output", "B8", kTrials,
        "fresh-input trial rounds and two identical repeats of a passing call: right on the first call, wrong later",
        "right on a first call and wrong on later ones: state carried across calls"},
       {Rule::NondeterministicOutput, "nondeterministic_output", "B9", kTrials,
-       "two identical repeats of a passing call must give the same answer",
+       "two identical repeats of a passing call, and one of every unexplained wrong call, must give the same "
+       "answer, beyond the reference's own run-to-run spread on the same inputs",
        "two identical calls gave two different answers (races, uninitialised memory)"},
       {Rule::AsyncEscape, "async_escape", "B10", kRunner,
        "runner evidence after every call: outputs or arguments that change after a judged call returned (CPU), "
@@ -71,7 +75,9 @@ const std::vector<RuleInfo>& rule_catalogue() {
        "the kernel changes the device's cache settings (persisting L2) to look faster than it is"},
       {Rule::ShapeSpecialisation, "shape_specialisation", "B14", kStatic | kCalls | kTimed,
        "static: imports that read the environment, argv or host identity; the timed calls' outputs judged like the "
-       "first call's; right on every small sample and wrong on every larger one",
+       "first call's; the largest sample scaled up (x4, and up to 2^22 input elements where affordable); a wrong "
+       "larger call is cut down keeping its values, and must be right there yet differ at the same positions, or be "
+       "16x less accurate than the library only at the larger size",
        "a kernel right only on the shapes or circumstances it was judged on"},
       {Rule::NoDeviceWork, "no_device_work", "B19", kCudaHost,
        "on a GPU, the cuda kind: every judged call that returns elements must queue device work through libcudart (a "
@@ -84,7 +90,8 @@ const std::vector<RuleInfo>& rule_catalogue() {
        "the runner's replies break the protocol: malformed, claimed times the supervisor's clock contradicts, stray "
        "output"},
       {Rule::SandboxViolation, "sandbox_violation", "A", kRunner,
-       "the sandbox's record of every runner: a system call its seccomp filter denied",
+       "the sandbox's record of every runner: a system call its seccomp filter denied, and every file the kernel "
+       "opened during a call outside the runtime's own files (syscall and path)",
        "the runner tried a system call the sandbox denies"},
   };
   return rules;
@@ -114,7 +121,8 @@ const std::vector<VerdictInfo>& verdict_catalogue() {
       {Verdict::Fail, "fail", "a failure: a wrong answer, a failed build, or a kernel that threw, died or ran past a limit"},
       {Verdict::Rejected, "rejected", "a rule the profile rejects on fired, whatever the answers"},
       {Verdict::Error, "error",
-       "kernelgate could not evaluate the op (no such op, no samples, the build sandbox failed, no GPU for the kind)"},
+       "kernelgate could not evaluate the op (no such op, no samples, the build sandbox failed, no GPU for the kind, no "
+       "toolchain baseline to tell the artifact's static findings from the toolchain's own)"},
   };
   return verdicts;
 }

@@ -1,6 +1,8 @@
 // forbidden_library (docs/threats.md B2): the artifact links, imports from or names a precompiled
 // vendor library the policy does not allow (policy.allowed_libraries, names from
-// known_libraries()).
+// known_libraries()); or a build that did not link wanted that library's API (its link failure
+// names the undefined symbols: kernelgate links no vendor library, so calling one directly ends
+// there).
 //
 // Why: a GEMM from cuBLAS/MKL/OpenBLAS, a convolution from cuDNN/oneDNN, is the vendor's kernel,
 // not the submission's; a competition that ranks kernels must not rank BLAS builds. The loader
@@ -104,7 +106,27 @@ bool allowed(const Policy& policy, const std::string& lib) {
   return false;
 }
 
+std::string allowed_list(const Policy& policy) {
+  std::string o = " (allowed by the policy: ";
+  for (size_t i = 0; i < policy.allowed_libraries.size(); ++i) o += (i ? ", " : "") + policy.allowed_libraries[i];
+  if (policy.allowed_libraries.empty()) o += "none";
+  return o + ")";
+}
+
 }  // namespace
+
+std::string rule_forbidden_library_unlinked(const std::vector<std::string>& unresolved, const Policy& policy) {
+  std::map<std::string, std::vector<std::string>> hits;  // library -> symbols
+  for (const auto& s : unresolved) {
+    const std::string lib = library_of_symbol(s);
+    if (!lib.empty() && !allowed(policy, lib)) hits[lib].push_back(s);
+  }
+  if (hits.empty()) return "";
+  std::string o;
+  for (const auto& [lib, items] : hits)
+    o += (o.empty() ? "" : "; ") + lib + " called (the build's link failed on it): " + rules::list_symbols(items, 4);
+  return o + allowed_list(policy);
+}
 
 std::string rule_forbidden_library(const ArtifactInfo& info, const Policy& policy) {
   std::map<std::string, std::vector<std::string>> hits;  // "<lib>: <how>" -> items
@@ -134,10 +156,7 @@ std::string rule_forbidden_library(const ArtifactInfo& info, const Policy& polic
   if (hits.empty()) return "";
   std::string o;
   for (const auto& [how, items] : hits) { o += (o.empty() ? "" : "; ") + how + ": " + rules::list_symbols(items, 4); }
-  o += " (allowed by the policy: ";
-  for (size_t i = 0; i < policy.allowed_libraries.size(); ++i) o += (i ? ", " : "") + policy.allowed_libraries[i];
-  if (policy.allowed_libraries.empty()) o += "none";
-  return o + ")";
+  return o + allowed_list(policy);
 }
 
 }  // namespace kg::policy

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <linux/limits.h>
 #include <sys/mount.h>
@@ -137,6 +138,17 @@ std::string staging_dir() {
   if (::lstat(dir.c_str(), &st) != 0) throw_errno("lstat " + dir);
   if (!S_ISDIR(st.st_mode) || st.st_uid != uid) throw std::runtime_error("kernelgate sandbox: " + dir + " is not a directory owned by us");
   return dir;
+}
+
+std::vector<std::string> read_only_trees(const Spec& spec) {
+  std::vector<std::string> trees(std::begin(kSystemPaths), std::end(kSystemPaths));
+  // The accounts database is bound for start-up lookups; a call has no business reading it.
+  for (const char* path : kEtcPaths)
+    if (std::strcmp(path, "/etc/passwd") != 0 && std::strcmp(path, "/etc/group") != 0) trees.push_back(path);
+  if (spec.profile == Profile::RunCuda) trees.push_back("/usr/local/nvidia");
+  for (const Bind& b : spec.binds)
+    if (!b.writable) trees.push_back(b.path);
+  return trees;
 }
 
 std::vector<MountOp> plan(const Spec& spec, const std::string& staging) {

@@ -29,6 +29,11 @@ std::string staging_dir();
 // (a bind source that does not exist, a relative path).
 std::vector<MountOp> plan(const Spec& spec, const std::string& staging);
 
+// The read-only directories and files of the box that hold the runtime (the system trees, the
+// loader's /etc entries, Spec's read-only binds): where a run box's watched opens may go
+// (file_opens.h).
+std::vector<std::string> read_only_trees(const Spec& spec);
+
 // Child side: runs the ops. On failure fills `report` (what + errno) and returns false.
 bool run(const std::vector<MountOp>& ops, Report* report);
 

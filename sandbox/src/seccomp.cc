@@ -256,9 +256,15 @@ void add_prctls(Ctx& c) {
   c.allow_if("prctl", SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE));
 }
 
+// Opens that the run profiles' listener checks (file_opens.h) instead of allowing outright.
+bool checked_open_name(const char* name) { return std::strcmp(name, "open") == 0 || std::strcmp(name, "openat") == 0; }
+
 std::vector<sock_filter> build(Profile profile) {
   Ctx c(SCMP_ACT_NOTIFY);
-  for (const char* name : kBase) c.allow(name);
+  // In the run profiles open and openat fall to the default action: the supervisor sees each one
+  // and lets it through or refuses it (Process::watch_opens).
+  for (const char* name : kBase)
+    if (profile == Profile::Compile || !checked_open_name(name)) c.allow(name);
   add_ioctls(c);
   add_prctls(c);
   // clone3 keeps its flags in memory that BPF cannot inspect: ENOSYS makes glibc fall back to clone.
@@ -350,6 +356,39 @@ int install_with_listener(const std::vector<sock_filter>& bpf) {
   prog.filter = const_cast<sock_filter*>(bpf.data());
   return static_cast<int>(::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog));
 }
+
+bool receive(int listener, Notification* n) {
+  seccomp_notif req;
+  std::memset(&req, 0, sizeof req);
+  if (::ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) return false;
+  n->id = req.id;
+  n->tid = static_cast<pid_t>(req.pid);
+  n->arch = req.data.arch;
+  n->nr = req.data.nr;
+  std::memcpy(n->args, req.data.args, sizeof n->args);
+  char* resolved = seccomp_syscall_resolve_num_arch(req.data.arch, req.data.nr);
+  n->name = resolved ? resolved : "nr " + std::to_string(req.data.nr);
+  ::free(resolved);
+  return true;
+}
+
+bool still_pending(int listener, uint64_t id) { return ::ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0; }
+
+namespace {
+void respond(int listener, uint64_t id, int err, uint32_t flags) {
+  seccomp_notif_resp resp;
+  std::memset(&resp, 0, sizeof resp);
+  resp.id = id;
+  resp.error = err ? -err : 0;
+  resp.flags = flags;
+  ::ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+}  // namespace
+
+void let_through(int listener, uint64_t id) { respond(listener, id, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE); }
+void refuse(int listener, uint64_t id, int err) { respond(listener, id, err, 0); }
+
+bool is_checked_open(const Notification& n) { return n.arch == SCMP_ARCH_X86_64 && (n.nr == SYS_open || n.nr == SYS_openat); }
 
 bool receive(int listener, std::string* name, bool let_through) {
   seccomp_notif req;

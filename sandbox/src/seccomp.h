@@ -22,6 +22,27 @@ const std::vector<sock_filter>& profile_bpf(Profile profile);
 // listener fd, or -1 with errno set.
 int install_with_listener(const std::vector<sock_filter>& bpf);
 
+// Supervisor side: one notification as the listener hands it over.
+struct Notification {
+  uint64_t id = 0;
+  pid_t tid = 0;      // the calling thread, in the supervisor's pid namespace
+  uint32_t arch = 0;  // AUDIT_ARCH_*
+  int nr = -1;        // the syscall's number
+  uint64_t args[6] = {};
+  std::string name;  // its name, or "nr N" if unknown
+};
+// Reads one pending notification; false when none was.
+bool receive(int listener, Notification* n);
+// Whether the thread behind `id` is still blocked in that syscall (anything read from its memory
+// belongs to it only if so).
+bool still_pending(int listener, uint64_t id);
+// Answers a notification: the syscall goes ahead as the caller made it, or fails with `err`.
+void let_through(int listener, uint64_t id);
+void refuse(int listener, uint64_t id, int err);
+// Whether a run profile's filter hands this syscall to the listener to be checked (open, openat)
+// rather than as a violation.
+bool is_checked_open(const Notification& n);
+
 // Supervisor side: reads one notification from the listener. Returns false if none was pending.
 // On success `name` holds the syscall name (or "nr N" if unknown); when `let_through`, the call
 // is allowed to continue (audit mode), otherwise it is left blocked (the caller kills the tree).

@@ -2,6 +2,7 @@
 // wall clock, whole-tree CPU, output caps, the seccomp listener, and the final Record.
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -13,6 +14,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <poll.h>
 #include <linux/sched.h>
 #include <sched.h>
@@ -23,10 +25,12 @@
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <utility>
 
 #include "cgroup.h"
 #include "contain.h"
 #include "fds.h"
+#include "file_opens.h"
 #include "kernelgate/sandbox.h"
 #include "limits.h"
 #include "mounts.h"
@@ -105,6 +109,10 @@ struct Process::Impl {
   std::string forced_message;
   std::string violation;             // syscall name from the listener
   std::vector<std::string> audited;  // audit mode: what would have been denied
+  // Opens (run profiles): checked once watch_opens() was called, against these trees.
+  bool watching_opens = false;
+  std::vector<std::string> open_trees;
+  std::vector<RefusedOpen> refused_opens;
   uint64_t output_bytes = 0;
   std::string stdout_text, stderr_text;
   // Reports from the child.
@@ -273,20 +281,54 @@ struct Process::Impl {
     return true;
   }
 
+  // An open or openat of a run box: through while start-up lasts, afterwards only for the
+  // runtime's own files. The path is read from the caller's memory and counts only if the call is
+  // still pending after the read.
+  void check_open(const seccomp::Notification& n) {
+    bool watch;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      watch = watching_opens;
+    }
+    if (!watch) return seccomp::let_through(listener.get(), n.id);
+    const std::optional<std::string> path = file_opens::read_path(n.tid, n.nr == SYS_open ? n.args[0] : n.args[1]);
+    if (!seccomp::still_pending(listener.get(), n.id)) return;
+    // "/proc/<n>/...": the caller's own entries when n is its pid in the box.
+    const bool numeric_proc = path && path->size() > 6 && path->compare(0, 6, "/proc/") == 0 && std::isdigit((*path)[6]);
+    const pid_t own_pid = numeric_proc ? file_opens::pid_in_box(n.tid) : 0;
+    if (path && file_opens::runtime_path(*path, open_trees, own_pid)) return seccomp::let_through(listener.get(), n.id);
+    seccomp::refuse(listener.get(), n.id, EACCES);
+    std::lock_guard<std::mutex> lock(mu);
+    if (refused_opens.size() < 64) refused_opens.push_back({n.name, path ? file_opens::printable(*path) : "(unreadable)"});
+  }
+
+  // One notification per call: the listener's receive blocks when none is pending, so the loop
+  // calls this only when poll() found the listener readable (the monitor must never sit in it).
   void on_listener() {
-    std::string name;
-    while (seccomp::receive(listener.get(), &name, audit)) {
-      if (audit) {
-        if (std::find(audited.begin(), audited.end(), name) == audited.end()) audited.push_back(name);
-        continue;
-      }
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        if (violation.empty()) violation = name;
-      }
-      force(Status::SV, "syscall " + name + " is not allowed in this profile");
+    seccomp::Notification n;
+    if (!seccomp::receive(listener.get(), &n)) return;
+    if (seccomp::is_checked_open(n)) return check_open(n);
+    if (audit) {
+      // The first two arguments help to write the rule (ioctl requests, socket families).
+      char args[64];
+      std::snprintf(args, sizeof args, "(%#llx,%#llx)", static_cast<unsigned long long>(n.args[0]),
+                    static_cast<unsigned long long>(n.args[1]));
+      const std::string name = n.name + args;
+      seccomp::let_through(listener.get(), n.id);
+      if (std::find(audited.begin(), audited.end(), name) == audited.end()) audited.push_back(name);
       return;
     }
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (violation.empty()) violation = n.name;
+    }
+    force(Status::SV, "syscall " + n.name + " is not allowed in this profile");
+  }
+
+  // After the tree is gone: a violation still pending in the listener, if any.
+  void drain_listener() {
+    pollfd p{listener.get(), POLLIN, 0};
+    if (::poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) on_listener();
   }
 
   void loop() {
@@ -367,7 +409,7 @@ struct Process::Impl {
     if (report_r) read_reports();
     while (out_r && read_output(out_r, false)) {}
     while (err_r && read_output(err_r, true)) {}
-    if (listener) on_listener();
+    if (listener) drain_listener();
 
     Record& r = rec;
     r.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
@@ -448,6 +490,16 @@ Record Process::wait() {
 
 void Process::kill(const std::string& reason) { impl_->force(Status::SG, "killed by the supervisor: " + reason); }
 
+void Process::watch_opens() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->watching_opens = true;
+}
+
+std::vector<RefusedOpen> Process::take_refused_opens() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return std::exchange(impl_->refused_opens, {});
+}
+
 namespace {
 
 void check_spec(const Spec& spec) {
@@ -467,6 +519,7 @@ std::unique_ptr<Process> start(const Spec& spec) {
   impl->limits = spec.limits;
   impl->capture = spec.capture_output;
   impl->audit = spec.audit_syscalls;
+  impl->open_trees = mounts::read_only_trees(spec);
 
   impl->cg = cgroup::Cgroup::create(spec.limits);
   bool mem_cg = impl->cg && impl->cg->limits_memory();

@@ -361,8 +361,10 @@ TEST(E2E, AuditOfAnHonestOpFindsNothing) {
   EXPECT_EQ(run("audit " KG_SOURCE_DIR "/examples/correct --policy competition").status, 2) << "the audit profile is not negotiable";
 }
 
-// A content memo (docs/threats.md B7) that only pays off while timed: outputs cached by the input's
-// values, a miss spins 5 ms, a hit is a copy. Under the default policy every warm-up and timed
+// A content memo (docs/threats.md B7) that only pays off while timed: outputs cached by a key of
+// the input's values (64 sampled words plus the sum of every word: it hits only on exact
+// revisits, so no correctness trial sees a wrong answer; a key of the sampled words alone is
+// replayed_output under the near-twin trial), a miss spins 5 ms, a hit is a copy. Under the default policy every warm-up and timed
 // call gets values of its own, so no timed call hits; with the fresh values capped at 17 MiB the
 // calls cycle through two sets and the memo takes the median down to a copy.
 TEST(E2E, TimedCallsNeverRevisitValuesSoAContentMemoNeverHits) {
@@ -380,6 +382,11 @@ at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
   const float* p = x.data_ptr<float>();
   const int64_t n = x.numel();
   std::vector<uint32_t> key;
+  const uint32_t* words = reinterpret_cast<const uint32_t*>(p);
+  uint64_t sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += words[i];
+  key.push_back(static_cast<uint32_t>(sum));
+  key.push_back(static_cast<uint32_t>(sum >> 32));
   for (int64_t i = 0; i < n; i += n / 64 + 1) {
     uint32_t bits;
     std::memcpy(&bits, p + i, 4);

@@ -214,6 +214,55 @@ TEST(BuildDiagnostics, LinkerComplaintInGoldAndBfdForms) {
   EXPECT_EQ(linker_complaint("kg_glue.cc:3:1: error: expected ';'\n"), "");
 }
 
+TEST(BuildDiagnostics, UndefinedReferencesInEveryLinkerForm) {
+  const std::string log =
+      "kg_unit.o:kg_unit.cudafe1.cpp:function f(at::Tensor const&): error: undefined reference to 'cublasSgemm_v2'\n"
+      "kg_unit.o:kg_unit.cudafe1.cpp:function f(at::Tensor const&): error: undefined reference to 'cublasSgemm_v2'\n"
+      "/usr/bin/ld: kg_unit.o: in function `f':\nkg_unit.cu:(.text+0x1c): undefined reference to `cublasCreate_v2'\n"
+      "/usr/bin/ld: kg_unit.o: undefined reference to symbol 'cublasSetStream_v2@@libcublas.so.12'\n"
+      "ld.lld: error: undefined symbol: cudnnCreate\n>>> referenced by kg_unit.cu\n"
+      "collect2: error: ld returned 1 exit status\n";
+  EXPECT_EQ(undefined_references(log),
+            (std::vector<std::string>{"cublasSgemm_v2", "cublasCreate_v2", "cublasSetStream_v2", "cudnnCreate"}));
+  EXPECT_TRUE(undefined_references("kg_glue.cc:3:1: error: expected ';'\n").empty());
+}
+
+TEST(LoaderUtil, CppStringLiteralEscapesEverythingButPrintableAscii) {
+  EXPECT_EQ(cpp_string_literal("gelu(Tensor self, *, str approximate=\"none\") -> Tensor"),
+            "\"gelu(Tensor self, *, str approximate=\\\"none\\\") -> Tensor\"");
+  EXPECT_EQ(cpp_string_literal("a\\b\n??=\x01\xc3\xa9"
+                               "7"),
+            "\"a\\\\b\\012\\077\\077=\\001\\303\\2517\"");
+  EXPECT_EQ(cpp_string_literal(""), "\"\"");
+}
+
+TEST(BuildCpu, SchemaWithStringDefaultRegisters) {
+  // gelu's `str approximate="none"` is embedded as a C++ literal in the glue.
+  TempDir d;
+  write_stubs(d.path, {"gelu.default"}, Kind::Cpu);
+  const ScanResult scan = scan_submission(d.path);
+  ASSERT_EQ(scan.ops.size(), 1u);
+  BuildResult r = build(scan.ops[0], options(d.path));
+  EXPECT_TRUE(r.ok) << all_diagnostics(r);
+}
+
+TEST(BuildCpu, TorchExtensionHeaderIsTheShimWithTorchDtypeNames) {
+  // The real <torch/extension.h> needs Python's headers; the cpu kind gets the shim's instead.
+  TempDir d;
+  OpFolder op = make_op(d.path, "relu.default",
+                        {{"relu__default_implementation.cpp",
+                          unique_tag() + "#include <torch/extension.h>\n"
+                                         "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self) {\n"
+                                         "  static_assert(torch::kFloat32 == at::kFloat && torch::kBFloat16 == at::kBFloat16 &&\n"
+                                         "                torch::kInt32 == at::kInt && torch::kU8 == at::kByte, \"dtype names\");\n"
+                                         "  TORCH_CHECK(torch::Device(torch::kCUDA, 0).is_cuda());\n"
+                                         "  torch::Dtype dt = torch::kFloat64;\n"
+                                         "  return torch::empty_like(self, torch::TensorOptions().dtype(dt).layout(torch::kStrided));\n"
+                                         "}\n"}});
+  BuildResult r = build(op, options(d.path));
+  EXPECT_TRUE(r.ok) << all_diagnostics(r);
+}
+
 TEST(BuildDiagnostics, AreCapped) {
   std::string text;
   for (int i = 0; i < 1000; ++i) text += "a.cpp:" + std::to_string(i + 1) + ":1: error: e\n";
@@ -308,7 +357,7 @@ TEST(BuildCuda, DeviceCompileErrorPointsIntoTheSubmission) {
 }
 
 TEST(BuildCuda, DeviceAssemblerErrorIsReported) {
-  // Only the device chain (ptxas) sees this one: its log must come back.
+  // Only the device chain (ptxas) sees this one: its log must come back, and the op's error quotes it.
   if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
   TempDir d;
   OpFolder op =
@@ -327,6 +376,9 @@ TEST(BuildCuda, DeviceAssemblerErrorIsReported) {
   BuildResult r = build(op, options(d.path));
   ASSERT_FALSE(r.ok);
   EXPECT_NE(r.log.find("too much shared data"), std::string::npos) << r.log;
+  // ptxas's complaint has no file and line: the summary quotes it, never a bare "compilation failed".
+  EXPECT_TRUE(r.diagnostics.empty() || r.diagnostics[0].severity != "error") << "the case this covers: no parsed error";
+  EXPECT_NE(r.error.find("too much shared data"), std::string::npos) << r.error;
 }
 
 TEST(BuildCuda, NvccWholeBuildsTheSameUnit) {
@@ -512,6 +564,39 @@ TEST(BuildCuda, CublasHandleRetriesWithAllOfATen) {
                                                                   "}\n"}});
   BuildResult r = build(op, options(d.path));
   EXPECT_TRUE(r.ok) << all_diagnostics(r);
+}
+
+TEST(BuildCuda, TorchDtypeNamesAreInTheShim) {
+  if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
+  TempDir d;
+  OpFolder op = make_op(d.path, "relu.default",
+                        {{"relu__default_implementation.cu",
+                          unique_tag() + "#include <torch/extension.h>\n"
+                                         "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self) {\n"
+                                         "  TORCH_CHECK(self.scalar_type() == torch::kFloat32 && self.device().type() == torch::kCUDA);\n"
+                                         "  return torch::empty_like(self, torch::TensorOptions().dtype(torch::kF32));\n"
+                                         "}\n"}});
+  BuildResult r = build(op, options(d.path));
+  EXPECT_TRUE(r.ok) << all_diagnostics(r);
+  EXPECT_FALSE(has_note(r, "all of ATen")) << "the lean shim has them: " << join_notes(r);
+}
+
+TEST(BuildCuda, DirectCublasCallFailsToLinkNamingIt) {
+  // kernelgate links no vendor library: the linker's message names what the unit wanted.
+  if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
+  TempDir d;
+  OpFolder op =
+      make_op(d.path, "relu.default",
+              {{"relu__default_implementation.cu", unique_tag() + "#include <torch/extension.h>\n#include <cublas_v2.h>\n"
+                                                                  "torch::Tensor relu__default_kernel_impl(const torch::Tensor& self) {\n"
+                                                                  "  cublasHandle_t h = nullptr;\n"
+                                                                  "  TORCH_CHECK(cublasCreate(&h) == CUBLAS_STATUS_SUCCESS);\n"
+                                                                  "  return self.clamp_min(0);\n"
+                                                                  "}\n"}});
+  BuildResult r = build(op, options(d.path));
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("cublasCreate"), std::string::npos) << r.error << "\n" << r.log;
+  EXPECT_EQ(undefined_references(r.log), std::vector<std::string>{"cublasCreate_v2"}) << r.log;
 }
 
 TEST(BuildCache, RelativeCacheRootBecomesAbsoluteAndClean) {

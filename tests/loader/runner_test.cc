@@ -365,3 +365,152 @@ at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
   EXPECT_GE(median(fresh.times_s), 0.015) << "every timed call saw new values: the memo never hits";
   r->finish();
 }
+
+// An output cache keyed on the addresses of all inputs (here: two, add.Tensor's self and other)
+// hits only when every input is back at its old address at once: the in-place call puts them
+// there, fresh inputs of the same shape do not. The control is an honest add on the same calls.
+namespace {
+const char* kAddressCache = R"(#include <ATen/ATen.h>
+#include <map>
+#include <utility>
+at::Tensor add__Tensor_kernel_impl(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
+  static std::map<std::pair<const void*, const void*>, at::Tensor> cache;
+  auto key = std::make_pair(self.data_ptr(), other.data_ptr());
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  at::Tensor out = at::empty(self.sizes(), self.options());
+  const float* a = self.contiguous().data_ptr<float>();
+  const float* b = other.contiguous().data_ptr<float>();
+  const float s = alpha.to<float>();
+  for (int64_t i = 0; i < self.numel(); ++i) out.data_ptr<float>()[i] = a[i] + s * b[i];
+  cache[key] = out;
+  return out;
+}
+)";
+const char* kHonestAdd = R"(#include <ATen/ATen.h>
+at::Tensor add__Tensor_kernel_impl(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
+  at::Tensor out = at::empty(self.sizes(), self.options());
+  const float* a = self.contiguous().data_ptr<float>();
+  const float* b = other.contiguous().data_ptr<float>();
+  const float s = alpha.to<float>();
+  for (int64_t i = 0; i < self.numel(); ++i) out.data_ptr<float>()[i] = a[i] + s * b[i];
+  return out;
+}
+)";
+
+struct AddRunner {
+  explicit AddRunner(const char* source) {
+    op = make_op(dir.path, "add.Tensor", {{"add__Tensor_implementation.cpp", source}});
+    built = build(op, options(dir.path));
+    EXPECT_TRUE(built.ok) << all_diagnostics(built);
+    if (!built.ok) return;
+    runner = RunnerClient::start(runner_options(built.artifact));
+    EXPECT_EQ(load_message(runner->load(load_request(op, built, Device::Cpu))), "");
+  }
+  TempDir dir;
+  OpFolder op;
+  BuildResult built;
+  std::unique_ptr<RunnerClient> runner;
+};
+
+std::vector<c10::IValue> add_inputs() { return {at::randn({4, 33}), at::randn({4, 33}), c10::Scalar(1.0)}; }
+
+// The judged call on `first`, then `second` written into its buffers.
+CallOutcome in_place_pair(RunnerClient& r, const std::vector<c10::IValue>& first, const std::vector<c10::IValue>& second) {
+  CallOptions o;
+  o.more_inputs = {second};
+  o.second_set_in_place = true;
+  return r.call(first, 1, 30, o);
+}
+}  // namespace
+
+TEST(RunnerInPlace, AnOutputCacheKeyedOnEveryInputAddressReplaysOnlyThere) {
+  AddRunner cheat(kAddressCache);
+  ASSERT_TRUE(cheat.runner);
+  const auto first = add_inputs(), fresh = add_inputs(), again = add_inputs();
+  const at::Tensor fresh_sum = fresh[0].toTensor() + fresh[1].toTensor();
+  // Fresh inputs in calls of their own: the allocator does not hand both old addresses back.
+  CallOutcome a = cheat.runner->call(first, 1, 30), b = cheat.runner->call(again, 1, 30);
+  ASSERT_EQ(b.kind, CallOutcome::Kind::Ok) << b.message;
+  EXPECT_TRUE(b.returns[0].toTensor().allclose(again[0].toTensor() + again[1].toTensor()));
+  CallOutcome pair = in_place_pair(*cheat.runner, first, fresh);
+  ASSERT_EQ(pair.kind, CallOutcome::Kind::Ok) << pair.message;
+  ASSERT_EQ(pair.more.size(), 1u);
+  EXPECT_TRUE(pair.returns[0].toTensor().allclose(first[0].toTensor() + first[1].toTensor()));
+  EXPECT_TRUE(pair.more[0].returns[0].toTensor().equal(pair.returns[0].toTensor())) << "every input at its old address: the cache replays";
+  EXPECT_FALSE(pair.more[0].returns[0].toTensor().allclose(fresh_sum));
+  // Each call's arguments come back as they were after it: the first call's are not overwritten.
+  EXPECT_TRUE(pair.args_after[0].toTensor().equal(first[0].toTensor()));
+  EXPECT_TRUE(pair.more[0].args_after[1].toTensor().equal(fresh[1].toTensor()));
+  cheat.runner->finish();
+}
+
+TEST(RunnerInPlace, ControlAnHonestKernelIsRightOnBothCalls) {
+  AddRunner honest(kHonestAdd);
+  ASSERT_TRUE(honest.runner);
+  const auto first = add_inputs(), fresh = add_inputs();
+  CallOutcome pair = in_place_pair(*honest.runner, first, fresh);
+  ASSERT_EQ(pair.kind, CallOutcome::Kind::Ok) << pair.message;
+  ASSERT_EQ(pair.more.size(), 1u);
+  EXPECT_TRUE(pair.returns[0].toTensor().allclose(first[0].toTensor() + first[1].toTensor()));
+  EXPECT_TRUE(pair.more[0].returns[0].toTensor().allclose(fresh[0].toTensor() + fresh[1].toTensor()));
+  EXPECT_TRUE(pair.args_after[0].toTensor().equal(first[0].toTensor()));
+  EXPECT_TRUE(pair.more[0].args_after[0].toTensor().equal(fresh[0].toTensor()));
+  // Values that the first call's buffers cannot hold as they are (another shape: an out=
+  // argument the kernel resized) are passed in buffers of their own, never cut to fit.
+  const std::vector<c10::IValue> wider = {at::randn({4, 34}), at::randn({4, 34}), c10::Scalar(1.0)};
+  CallOutcome other = in_place_pair(*honest.runner, first, wider);
+  ASSERT_EQ(other.kind, CallOutcome::Kind::Ok) << other.message;
+  ASSERT_EQ(other.more.size(), 1u);
+  EXPECT_TRUE(other.more[0].returns[0].toTensor().allclose(wider[0].toTensor() + wider[1].toTensor()));
+  honest.runner->finish();
+}
+
+// Files a kernel opens once the artifact is loaded are seen by the supervisor itself (the
+// sandbox's listener, not the runner's word): refused with EACCES and named in the outcome. The
+// control is the same kernel opening only the runtime's own files (its artifact, /proc/self).
+namespace {
+const char* kOpener = R"(#include <ATen/ATen.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <string>
+// The sample's first element picks what to open: 1 the supervisor's command line and the
+// results, 2 only what the runtime itself reads.
+at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
+  float mode = self.numel() ? self.contiguous().data_ptr<float>()[0] : 0;
+  std::string opened;
+  auto try_open = [&](const char* path) {
+    int fd = ::openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    opened += fd >= 0 ? "1" : "0";
+    if (fd >= 0) ::close(fd);
+  };
+  if (mode == 1) { try_open("/proc/1/cmdline"); try_open("../results.json"); }
+  if (mode == 2) { try_open("/proc/self/status"); try_open("/proc/self/maps"); }
+  at::Tensor out = self.clamp_min(0);
+  if (mode != 0) out[0] = static_cast<float>(std::stoi("1" + opened));  // which opens succeeded
+  return out;
+}
+)";
+}  // namespace
+
+TEST(RunnerFileOpens, OpensOutsideTheRuntimeAreRefusedAndNamedWithTheirPaths) {
+  BuiltRelu opener(kOpener);
+  ASSERT_TRUE(opener.built.ok) << all_diagnostics(opener.built);
+  auto r = RunnerClient::start(runner_options(opener.built.artifact));
+  ASSERT_EQ(load_message(r->load(load_request(opener.op, opener.built, Device::Cpu))), "");
+  CallOutcome quiet = r->call(input(0), 1, 30);
+  ASSERT_EQ(quiet.kind, CallOutcome::Kind::Ok) << quiet.message;
+  EXPECT_TRUE(quiet.refused_opens.empty()) << "an honest call opens nothing outside the runtime";
+  CallOutcome out = r->call(input(1), 1, 30);
+  ASSERT_EQ(out.kind, CallOutcome::Kind::Ok) << out.message;
+  EXPECT_EQ(out.returns[0].toTensor()[0].item<float>(), 100.f) << "both opens failed inside the kernel";
+  ASSERT_EQ(out.refused_opens.size(), 2u);
+  EXPECT_EQ(out.refused_opens[0].syscall, "openat");
+  EXPECT_EQ(out.refused_opens[0].path, "/proc/1/cmdline");
+  EXPECT_EQ(out.refused_opens[1].path, "../results.json");
+  CallOutcome own = r->call(input(2), 1, 30);
+  ASSERT_EQ(own.kind, CallOutcome::Kind::Ok) << own.message;
+  EXPECT_EQ(own.returns[0].toTensor()[0].item<float>(), 111.f) << "the process's own /proc entries open";
+  EXPECT_TRUE(own.refused_opens.empty());
+  r->finish();
+}

@@ -252,6 +252,24 @@ TEST(CatalogueDocs, RulesMdTableIsTheCatalogue) {
   expect_same_ids(documented, rule_ids(), "docs/rules.md's rule catalogue");
 }
 
+// docs/rules.md says, for every rule in the catalogue's order, the evidence it requires and the
+// honest failure it must never be confused with.
+TEST(CatalogueDocs, RulesMdEvidenceTableCoversEveryRuleInOrder) {
+  const auto rows =
+      table_after(read_doc("docs/rules.md"), "## What each rule needs as evidence, and what it is never confused with", "docs/rules.md");
+  std::vector<std::string> documented, catalogue;
+  for (const auto& row : rows) {
+    ASSERT_EQ(row.size(), 3u) << "docs/rules.md: | rule | evidence it requires | never confused with |";
+    const auto ids = backticked_ids(row[0]);
+    ASSERT_EQ(ids.size(), 1u) << row[0];
+    documented.push_back(*ids.begin());
+    EXPECT_GE(row[1].size(), 40u) << *ids.begin() << ": the evidence it requires";
+    EXPECT_GE(row[2].size(), 20u) << *ids.begin() << ": what it is never confused with";
+  }
+  for (const auto& r : rule_catalogue()) catalogue.emplace_back(r.id);
+  EXPECT_EQ(documented, catalogue);
+}
+
 TEST(CatalogueDocs, VerdictsMdTablesAreTheCatalogue) {
   const std::string doc = read_doc("docs/verdicts.md");
   std::set<std::string> verdicts, categories;

@@ -8,8 +8,11 @@
 // kinds are asserted, so a rule that is not wired up yet shows here as a failing test.
 // LegitCorpus: every directory of tests/legit/ must exit 0 with every op passing and no
 // violation at all: a rule that fires here is a false positive.
+// BuggyCorpus: every directory of tests/buggy/ is an honest kernel with a real bug; it must exit
+// 1 with every op `fail` (never `rejected`), its expect.toml `category` among the failures, and
+// no violation at all: a wrong answer is not evidence of cheating.
 // CudaExploitCorpus, CudaLegitCorpus: the same for tests/exploits-cuda/ and tests/legit-cuda/.
-// CorpusLayout: the corpora themselves (sizes, layout, expect.toml, header comments).
+// CorpusLayout: the corpora themselves (sizes, layout, expect.toml, header comments, suite files).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
@@ -26,21 +29,28 @@
 #include <vector>
 
 #include "../e2e/e2e_util.h"
+#include "kernelgate/catalogue.h"
 #include "kernelgate/policy.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
+// What a corpus's entries must come to: caught by their rule, passing clean, or failing honestly.
+enum class Judged { Caught, Passes, FailsHonestly };
+
 // One corpus: its folder under tests/ (also the name of its output folder) and how it is judged.
 struct Corpus {
   std::string kind;
-  bool exploit, cuda;
+  Judged judged;
+  bool cuda;
+  bool exploit() const { return judged == Judged::Caught; }
   std::string root() const { return KG_CORPUS_DIR "/" + kind; }
 };
 
-const Corpus kExploitCorpus{"exploits", true, false}, kLegitCorpus{"legit", false, false}, kCudaExploitCorpus{"exploits-cuda", true, true},
-    kCudaLegitCorpus{"legit-cuda", false, true};
+const Corpus kExploitCorpus{"exploits", Judged::Caught, false}, kLegitCorpus{"legit", Judged::Passes, false},
+    kBuggyCorpus{"buggy", Judged::FailsHonestly, false}, kCudaExploitCorpus{"exploits-cuda", Judged::Caught, true},
+    kCudaLegitCorpus{"legit-cuda", Judged::Passes, true};
 
 // The cuda corpora launch only where the NVIDIA driver is present (tools/gpu-check runs them).
 bool have_gpu() {
@@ -58,23 +68,28 @@ std::vector<std::string> corpus(const Corpus& c) {
 }
 
 struct Expect {
+  bool has_rule = false;
   std::string rule, detected_by, why;
+  // A buggy entry's expected failure category (docs/verdicts.md).
+  std::string category;
   // Set for an exploit kernelgate does not catch yet: the test is skipped with this reason, so
   // the gap stays listed (and visible in every test run) instead of silently passing.
   std::string known_gap;
-  // Extra `kernelgate eval` arguments (a suite whose shapes the cheat needs); {dir} is the
-  // exploit's folder.
-  std::string eval_args;
+  // Extra `kernelgate eval` arguments (a suite whose shapes the cheat or the bug needs); {dir}
+  // is the entry's folder. raw_eval_args keeps {dir} as written.
+  std::string eval_args, raw_eval_args;
 };
 
 Expect read_expect(const std::string& dir) {
   Expect e;
   const toml::table t = toml::parse_file(dir + "/expect.toml");
+  e.has_rule = t.contains("rule");
   e.rule = t["rule"].value_or(std::string("<missing>"));
+  e.category = t["category"].value_or(std::string());
   e.detected_by = t["detected_by"].value_or(std::string());
   e.why = t["why"].value_or(std::string());
   e.known_gap = t["known_gap"].value_or(std::string());
-  e.eval_args = t["eval_args"].value_or(std::string());
+  e.eval_args = e.raw_eval_args = t["eval_args"].value_or(std::string());
   for (size_t at; (at = e.eval_args.find("{dir}")) != std::string::npos;) e.eval_args.replace(at, 5, "'" + dir + "'");
   return e;
 }
@@ -134,10 +149,46 @@ Outcome evaluate(const std::string& kind, const std::string& name, const std::st
 
 std::string tail(const std::string& s, size_t n = 3000) { return s.size() > n ? s.substr(s.size() - n) : s; }
 
+// What an entry is, for a failing test's message.
+std::string describe(const Corpus& c, const std::string& name, const Expect& e) {
+  switch (c.judged) {
+    case Judged::Caught:
+      return std::string(c.cuda ? "cuda exploit " : "exploit ") + name + " (expected rule " + e.rule + ", detected_by " + e.detected_by +
+             ": " + e.why + ")";
+    case Judged::Passes: return std::string(c.cuda ? "legit cuda kernel " : "legit kernel ") + name;
+    case Judged::FailsHonestly: return "buggy kernel " + name + " (expected category " + e.category + ": " + e.why + ")";
+  }
+  return name;
+}
+
 // An exploit must exit 1 and name its expected rule; an honest kernel must exit 0, every op
-// passing and no violation at all. The cuda kinds run on cuda:0 where there is a GPU; without one
-// the static exploits are still built (nvcc) and inspected, so their violation stands although
-// the launch fails, while the dynamic ones and the honest kernels need the device.
+// passing and no violation at all; a buggy kernel must exit 1, every op `fail` with its expected
+// category among the failures, and no violation at all.
+void check_outcome(const Corpus& c, const Expect& e, const Outcome& o, const std::string& context) {
+  switch (c.judged) {
+    case Judged::Caught: {
+      EXPECT_EQ(o.exit_code, 1) << context;
+      const bool named = o.violations.count(e.rule) > 0 || (e.rule == "input_mutated" && o.categories.count(e.rule) > 0);
+      EXPECT_TRUE(named) << "rule " << e.rule << " not reported\n" << context;
+      break;
+    }
+    case Judged::Passes:
+      EXPECT_EQ(o.exit_code, 0) << context;
+      EXPECT_TRUE(o.violations.empty()) << context;
+      EXPECT_EQ(o.verdicts, std::set<std::string>{"pass"}) << context;
+      break;
+    case Judged::FailsHonestly:
+      EXPECT_EQ(o.exit_code, 1) << context;
+      EXPECT_TRUE(o.violations.empty()) << "an honest bug was accused of cheating\n" << context;
+      EXPECT_EQ(o.verdicts, std::set<std::string>{"fail"}) << context;
+      EXPECT_TRUE(o.categories.count(e.category)) << "category " << e.category << " not among the failures\n" << context;
+      break;
+  }
+}
+
+// The cuda kinds run on cuda:0 where there is a GPU; without one the static exploits are still
+// built (nvcc) and inspected, so their violation stands although the launch fails, while the
+// dynamic ones and the honest kernels need the device.
 void check_entry(const Corpus& c, const std::string& name) {
   const std::string dir = c.root() + "/" + name;
   const Expect e = read_expect(dir);
@@ -147,32 +198,23 @@ void check_entry(const Corpus& c, const std::string& name) {
       GTEST_SKIP() << "the cuda kind is unavailable (" << missing << "): judged where the CUDA toolkit is";
   }
   if (c.cuda && !have_gpu()) {
-    if (!c.exploit) GTEST_SKIP() << "an honest cuda kernel is judged on a GPU (tools/gpu-check); no GPU here";
+    if (!c.exploit()) GTEST_SKIP() << "an honest cuda kernel is judged on a GPU (tools/gpu-check); no GPU here";
     if (e.detected_by != "static") GTEST_SKIP() << "caught at run time on a GPU (tools/gpu-check); no GPU here";
   }
   const Outcome o = evaluate(c.kind, name, dir, e.eval_args + (c.cuda && have_gpu() ? " --device cuda" : ""));
-  const std::string what = c.exploit ? std::string(c.cuda ? "cuda exploit " : "exploit ") + name + " (expected rule " + e.rule +
-                                           ", detected_by " + e.detected_by + ": " + e.why + ")"
-                                     : std::string(c.cuda ? "legit cuda kernel " : "legit kernel ") + name;
-  const std::string context = what + "\n" + o.summary + "--- kernelgate output (tail) ---\n" + tail(o.log);
-  EXPECT_EQ(o.exit_code, c.exploit ? 1 : 0) << context;
-  if (c.exploit) {
-    const bool named = o.violations.count(e.rule) > 0 || (e.rule == "input_mutated" && o.categories.count(e.rule) > 0);
-    EXPECT_TRUE(named) << "rule " << e.rule << " not reported\n" << context;
-  } else {
-    EXPECT_TRUE(o.violations.empty()) << context;
-    EXPECT_EQ(o.verdicts, std::set<std::string>{"pass"}) << context;
-  }
+  check_outcome(c, e, o, describe(c, name, e) + "\n" + o.summary + "--- kernelgate output (tail) ---\n" + tail(o.log));
 }
 
 // One suite per corpus, named as tools/gpu-check's filter and ctest expect.
 class ExploitCorpus : public ::testing::TestWithParam<std::string> {};
 class LegitCorpus : public ::testing::TestWithParam<std::string> {};
+class BuggyCorpus : public ::testing::TestWithParam<std::string> {};
 class CudaExploitCorpus : public ::testing::TestWithParam<std::string> {};
 class CudaLegitCorpus : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ExploitCorpus, CaughtByItsRule) { check_entry(kExploitCorpus, GetParam()); }
 TEST_P(LegitCorpus, PassesWithNoViolation) { check_entry(kLegitCorpus, GetParam()); }
+TEST_P(BuggyCorpus, FailsWithItsCategoryAndNoViolation) { check_entry(kBuggyCorpus, GetParam()); }
 TEST_P(CudaExploitCorpus, CaughtByItsRule) { check_entry(kCudaExploitCorpus, GetParam()); }
 TEST_P(CudaLegitCorpus, PassesWithNoViolation) { check_entry(kCudaLegitCorpus, GetParam()); }
 
@@ -180,40 +222,69 @@ std::string param_name(const ::testing::TestParamInfo<std::string>& info) { retu
 
 INSTANTIATE_TEST_SUITE_P(Dirs, ExploitCorpus, ::testing::ValuesIn(corpus(kExploitCorpus)), param_name);
 INSTANTIATE_TEST_SUITE_P(Dirs, LegitCorpus, ::testing::ValuesIn(corpus(kLegitCorpus)), param_name);
+INSTANTIATE_TEST_SUITE_P(Dirs, BuggyCorpus, ::testing::ValuesIn(corpus(kBuggyCorpus)), param_name);
 INSTANTIATE_TEST_SUITE_P(Dirs, CudaExploitCorpus, ::testing::ValuesIn(corpus(kCudaExploitCorpus)), param_name);
 INSTANTIATE_TEST_SUITE_P(Dirs, CudaLegitCorpus, ::testing::ValuesIn(corpus(kCudaLegitCorpus)), param_name);
 
-// The corpora's own shape: enough entries, each a submission with at least one op folder
-// holding `<folder>/<folder>_implementation.cpp` (`.cu` in the cuda corpora) that starts with a
-// comment, and an expect.toml whose rule is a known rule id (exploits) or empty (legit).
+// An entry's expect.toml: exploits name a known rule and how it is detected, legit entries an
+// empty rule, buggy entries no rule but a known failure category that is not also a rule
+// (input_mutated is raised as one); every `{dir}/FILE` its eval_args name exists.
+void check_expect(const Corpus& c, const std::string& dir, const Expect& e, std::set<std::string>* covered) {
+  const auto& known = kg::policy::known_rules();
+  switch (c.judged) {
+    case Judged::Caught:
+      EXPECT_NE(std::find(known.begin(), known.end(), e.rule), known.end()) << dir << ": unknown rule " << e.rule;
+      EXPECT_TRUE(e.detected_by == "static" || e.detected_by == "dynamic") << dir << ": detected_by " << e.detected_by;
+      covered->insert(e.rule);
+      break;
+    case Judged::Passes: EXPECT_EQ(e.rule, "") << dir; break;
+    case Judged::FailsHonestly:
+      EXPECT_FALSE(e.has_rule) << dir << ": a buggy entry names no rule";
+      EXPECT_TRUE(kg::policy::category_from_id(e.category).has_value()) << dir << ": unknown category '" << e.category << "'";
+      EXPECT_EQ(std::find(known.begin(), known.end(), e.category), known.end()) << dir << ": " << e.category << " is also a rule";
+      break;
+  }
+  EXPECT_FALSE(e.why.empty()) << dir;
+  for (size_t at = e.raw_eval_args.find("{dir}/"); at != std::string::npos; at = e.raw_eval_args.find("{dir}/", at + 1)) {
+    const size_t from = at + 6, to = e.raw_eval_args.find_first_of(" '\"", from);
+    const std::string file = e.raw_eval_args.substr(from, to == std::string::npos ? std::string::npos : to - from);
+    EXPECT_TRUE(fs::is_regular_file(dir + "/" + file)) << dir << ": eval_args names a missing file " << file;
+  }
+}
+
+// Each op folder holds `<folder>/<folder>_implementation.cpp` (`.cu` in the cuda corpora) that
+// starts with a comment; a buggy entry's comment starts `// BUG (<category>)`.
+void check_sources(const Corpus& c, const std::string& dir, const Expect& e) {
+  int ops = 0;
+  for (const auto& f : fs::directory_iterator(dir)) {
+    if (!f.is_directory()) continue;
+    const std::string folder = f.path().filename().string();
+    const std::string src = f.path().string() + "/" + folder + "_implementation" + (c.cuda ? ".cu" : ".cpp");
+    ASSERT_TRUE(fs::exists(src)) << src;
+    const std::string text = read_file(src);
+    EXPECT_EQ(text.rfind("//", 0), 0u) << src << " must start with a comment explaining it";
+    if (c.judged == Judged::FailsHonestly) {
+      EXPECT_EQ(text.rfind("// BUG (" + e.category + ")", 0), 0u) << src << " must start with // BUG (" << e.category << "): the bug";
+    }
+    ops++;
+  }
+  EXPECT_GE(ops, 1) << dir;
+}
+
+// The corpora's own shape: enough entries, each a submission with at least one op folder and an
+// expect.toml as check_expect says, and every rule covered by an exploit.
 TEST(CorpusLayout, SizesRulesAndHeaders) {
   EXPECT_GE(corpus(kExploitCorpus).size(), 30u);
   EXPECT_GE(corpus(kLegitCorpus).size(), 30u);
-  const auto& known = kg::policy::known_rules();
+  EXPECT_GE(corpus(kBuggyCorpus).size(), 25u);
   std::set<std::string> covered, covered_cuda;
-  for (const Corpus* c : {&kExploitCorpus, &kLegitCorpus, &kCudaExploitCorpus, &kCudaLegitCorpus}) {
+  for (const Corpus* c : {&kExploitCorpus, &kLegitCorpus, &kBuggyCorpus, &kCudaExploitCorpus, &kCudaLegitCorpus}) {
     for (const auto& n : corpus(*c)) {
       const std::string dir = c->root() + "/" + n;
       ASSERT_TRUE(fs::exists(dir + "/expect.toml")) << dir;
       const Expect e = read_expect(dir);
-      if (c->exploit) {
-        EXPECT_NE(std::find(known.begin(), known.end(), e.rule), known.end()) << dir << ": unknown rule " << e.rule;
-        EXPECT_TRUE(e.detected_by == "static" || e.detected_by == "dynamic") << dir << ": detected_by " << e.detected_by;
-        (c->cuda ? covered_cuda : covered).insert(e.rule);
-      } else {
-        EXPECT_EQ(e.rule, "") << dir;
-      }
-      EXPECT_FALSE(e.why.empty()) << dir;
-      int ops = 0;
-      for (const auto& f : fs::directory_iterator(dir)) {
-        if (!f.is_directory()) continue;
-        const std::string folder = f.path().filename().string();
-        const std::string src = f.path().string() + "/" + folder + "_implementation" + (c->cuda ? ".cu" : ".cpp");
-        ASSERT_TRUE(fs::exists(src)) << src;
-        EXPECT_EQ(read_file(src).rfind("//", 0), 0u) << src << " must start with a comment explaining it";
-        ops++;
-      }
-      EXPECT_GE(ops, 1) << dir;
+      check_expect(*c, dir, e, c->cuda ? &covered_cuda : &covered);
+      check_sources(*c, dir, e);
     }
   }
   // Every section-B rule that applies to the cpu kind has at least one exploit.

@@ -97,15 +97,33 @@ TEST(RulesStatic, AllowedEntriesBecomeFallbackWhenTheyAreTheJudgedOp) {
 // The dynamic half judges dispatched operator names with the same list.
 TEST(RulesStatic, DispatchedOperatorsUseTheSameAllowedList) {
   using kg::policy::dispatched_operator_allowed;
-  for (const char* ok : {"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::zeros", "aten::zero_", "aten::fill_",
-                         "aten::copy_", "aten::clone", "aten::contiguous", "aten::to", "aten::_to_copy", "aten::view", "aten::as_strided",
-                         "aten::t", "aten::item", "aten::_local_scalar_dense", "aten::size", "prim::Constant"})
+  for (const char* ok : {"aten::empty",        "aten::empty_like", "aten::empty_strided", "aten::zeros",
+                         "aten::zero_",        "aten::fill_",      "aten::copy_",         "aten::clone",
+                         "aten::contiguous",   "aten::to",         "aten::_to_copy",      "aten::view",
+                         "aten::as_strided",   "aten::t",          "aten::item",          "aten::_local_scalar_dense",
+                         "aten::size",         "prim::Constant",   "aten::broadcast_to",  "aten::broadcast_tensors",
+                         "aten::scalar_tensor"})
     EXPECT_TRUE(dispatched_operator_allowed(ok, "relu.default")) << ok;
   for (const char* bad : {"aten::relu", "aten::clamp_min", "aten::add", "aten::mm", "aten::sum", "aten::_softmax", "aten::addmm"})
     EXPECT_FALSE(dispatched_operator_allowed(bad, "relu.default")) << bad;
   EXPECT_FALSE(dispatched_operator_allowed("aten::clone", "clone.default"));
   EXPECT_FALSE(dispatched_operator_allowed("aten::fill_", "fill_.Scalar"));
   EXPECT_FALSE(dispatched_operator_allowed("aten::_to_copy", "_to_copy.default"));
+  EXPECT_FALSE(dispatched_operator_allowed("aten::broadcast_to", "broadcast_to.default"));
+  EXPECT_FALSE(dispatched_operator_allowed("aten::scalar_tensor", "scalar_tensor.default"));
+}
+
+// A build that did not link: the undefined symbols of a vendor API are the evidence; an honest
+// kernel's own missing function is not.
+TEST(RulesStatic, ForbiddenLibraryInALinkFailure) {
+  using kg::policy::rule_forbidden_library_unlinked;
+  const std::string ev = rule_forbidden_library_unlinked({"cublasCreate_v2", "cublasSgemm_v2", "my_helper(int)"}, competition());
+  EXPECT_NE(ev.find("cublas called (the build's link failed on it): cublasCreate_v2"), std::string::npos) << ev;
+  EXPECT_EQ(ev.find("my_helper"), std::string::npos) << ev;
+  EXPECT_TRUE(rule_forbidden_library_unlinked({"relu__default_kernel_impl(at::Tensor const&)"}, competition()).empty());
+  Policy p = competition();
+  p.allowed_libraries.push_back("cublas");
+  EXPECT_TRUE(rule_forbidden_library_unlinked({"cublasSgemm_v2"}, p).empty());
 }
 
 TEST(RulesStatic, ForbiddenLibraryByNeededSymbolAndString) {

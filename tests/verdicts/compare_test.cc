@@ -1,8 +1,10 @@
+#include "../../harness/src/diagnosis.h"
 #include "kernelgate/harness.h"
 #include "kernelgate/loader.h"
 #include "kernelgate/policy.h"
 
 #include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <gtest/gtest.h>
 #include <torch/csrc/jit/frontend/function_schema_parser.h>
 
@@ -12,6 +14,7 @@
 using kg::harness::compare_exact;
 using kg::harness::compare_values;
 using kg::harness::judge_call;
+using kg::harness::judge_call_either;
 using kg::policy::Category;
 
 namespace {
@@ -281,4 +284,74 @@ TEST(VerdictJudge, AttentionRandomStateAndUnrequestedLogsumexpAreUnspecified) {
   EXPECT_TRUE(judge_call(sdpa, in, ref, in, cand, in, strict(), "_scaled_dot_product_efficient_attention.default").empty());
   std::vector<c10::IValue> bad_lse{o, at::zeros({1, 2, 4}), at::tensor(int64_t{94}), at::tensor(int64_t{7})};
   EXPECT_EQ(judge_call(sdpa, in, ref, in, bad_lse, in, strict(), "_scaled_dot_product_efficient_attention.default").size(), 1u);
+}
+
+// ---- order-dependent references --------------------------------------------------------------
+
+namespace {
+
+const c10::FunctionSchema& aten_schema(const char* name, const char* overload) {
+  return c10::Dispatcher::singleton().findSchemaOrThrow(name, overload).schema();
+}
+
+// Rows of normal bf16 values, the first one [a, a, -a, -a] with a near bf16's maximum: summed in
+// that order it overflows (f32 accumulation included), summed as (a - a) + (a - a) it is 0.
+at::Tensor cancelling_rows() {
+  at::manual_seed(11);
+  at::Tensor x = at::randn({4, 4}).to(at::kBFloat16);
+  const float a = 2.0e38f;
+  x[0] = at::tensor({a, a, -a, -a}).to(at::kBFloat16);
+  return x;
+}
+
+}  // namespace
+
+TEST(VerdictCompare, OrderDependentSumAcceptsTheExactResultThere) {
+  const auto& schema = aten_schema("aten::sum", "dim_IntList");
+  at::Tensor x = cancelling_rows();
+  std::vector<c10::IValue> inputs{x, std::vector<int64_t>{1}, false, c10::IValue()}, args = inputs;
+  std::vector<c10::IValue> ref = kg::harness::call_reference(schema, args);
+  at::Tensor lib = ref[0].toTensor();
+  ASSERT_FALSE(std::isfinite(lib[0].item<float>())) << "the library's order overflows";
+  auto exact = kg::harness::compute_f64(schema, inputs);
+  ASSERT_TRUE(exact);
+  // An honest kernel summing pairs of opposite terms first: 0 in the first row, the library's
+  // answer elsewhere.
+  at::Tensor other_order = lib.clone();
+  other_order[0] = 0;
+  EXPECT_FALSE(judge_call(schema, inputs, ref, inputs, {other_order}, inputs, strict(), "sum.dim_IntList").empty());
+  EXPECT_TRUE(judge_call_either(schema, inputs, ref, *exact, inputs, {other_order}, inputs, strict(), "sum.dim_IntList").empty());
+  EXPECT_TRUE(judge_call_either(schema, inputs, ref, *exact, inputs, {lib.clone()}, inputs, strict(), "sum.dim_IntList").empty())
+      << "the library's own answer still passes";
+  // Wrong where the reference is certain: fails as before, whatever the first row holds.
+  at::Tensor wrong_elsewhere = other_order.clone();
+  wrong_elsewhere[2] = wrong_elsewhere[2].item<float>() * 1.5f + 1;
+  auto m = judge_call_either(schema, inputs, ref, *exact, inputs, {wrong_elsewhere}, inputs, strict(), "sum.dim_IntList");
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].category, Category::ValueMismatch) << m[0].detail;
+  EXPECT_EQ(m[0].mismatches, 1) << "the excused row is not counted: " << m[0].detail;
+  EXPECT_EQ(m[0].first_index, std::vector<int64_t>{2});
+  // Neither answer in the uncertain row: still wrong.
+  at::Tensor neither = lib.clone();
+  neither[0] = 5;
+  EXPECT_FALSE(judge_call_either(schema, inputs, ref, *exact, inputs, {neither}, inputs, strict(), "sum.dim_IntList").empty());
+}
+
+TEST(VerdictCompare, OrderDependentCumsumOnlyWhereThePrefixesDisagree) {
+  const auto& schema = aten_schema("aten::cumsum", "");
+  at::Tensor x = cancelling_rows();
+  std::vector<c10::IValue> inputs{x, 1, c10::IValue()}, args = inputs;
+  std::vector<c10::IValue> ref = kg::harness::call_reference(schema, args);
+  auto exact = kg::harness::compute_f64(schema, inputs);
+  ASSERT_TRUE(exact);
+  at::Tensor lib = ref[0].toTensor();
+  at::Tensor rounded = exact->at(0).toTensor().to(at::kBFloat16);
+  ASSERT_FALSE(lib[0].equal(rounded[0])) << "the first row's later prefixes depend on the order";
+  // The exact prefixes rounded to bf16 (what an f64-accumulating kernel returns) pass.
+  EXPECT_FALSE(judge_call(schema, inputs, ref, inputs, {rounded}, inputs, strict(), "cumsum.default").empty());
+  EXPECT_TRUE(judge_call_either(schema, inputs, ref, *exact, inputs, {rounded}, inputs, strict(), "cumsum.default").empty());
+  // The first prefix is certain (a alone): a wrong value there is not excused.
+  at::Tensor wrong_first = rounded.clone();
+  wrong_first[0][0] = 1;
+  EXPECT_FALSE(judge_call_either(schema, inputs, ref, *exact, inputs, {wrong_first}, inputs, strict(), "cumsum.default").empty());
 }

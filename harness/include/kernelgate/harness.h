@@ -197,6 +197,16 @@ std::vector<Mismatch> judge_call(const c10::FunctionSchema& schema, const std::v
                                  const std::vector<c10::IValue>& ref_returns, const std::vector<c10::IValue>& ref_args_after,
                                  const std::vector<c10::IValue>& cand_returns, const std::vector<c10::IValue>& cand_args_after,
                                  const policy::Policy& policy, const std::string& op);
+// judge_call where the reference itself may be uncertain: `exact_returns` are the op's exact
+// results (float64, rounded here to each return's dtype). Where the reference and the rounded
+// exact result disagree (beyond tolerance, or in NaN/inf: a sum whose terms near the dtype's
+// maximum cancel depends on its order), the candidate passes if it matches either; every other
+// element is judged exactly as judge_call judges it. A written argument uses its return's.
+std::vector<Mismatch> judge_call_either(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs_before,
+                                        const std::vector<c10::IValue>& ref_returns, const std::vector<c10::IValue>& exact_returns,
+                                        const std::vector<c10::IValue>& ref_args_after, const std::vector<c10::IValue>& cand_returns,
+                                        const std::vector<c10::IValue>& cand_args_after, const policy::Policy& policy,
+                                        const std::string& op);
 
 // ---- evaluation ----------------------------------------------------------------------------
 
@@ -210,6 +220,9 @@ struct Failure {
   unsigned traits = 0;
   std::string message;
   std::optional<Mismatch> mismatch;
+  // The honest mistake that explains a wrong answer, one line ("result has dtype f32, expected
+  // f64", "error grows with K like f32 rounding (...)"); empty when none does.
+  std::string diagnosis;
 };
 
 struct Violation {

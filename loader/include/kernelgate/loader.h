@@ -145,6 +145,10 @@ std::vector<Diagnostic> parse_diagnostics(const std::string& text, const std::st
 // gold's or ld.bfd's output; a multiple definition likewise; else ld's or collect2's first line),
 // "" when there is none. A failed build whose log has no compiler error says this instead.
 std::string linker_complaint(const std::string& log);
+// Every symbol a build log's linker says is undefined ("undefined reference to 'f'" of gold and
+// ld.bfd, "undefined reference to symbol 'f@@lib'", lld's "undefined symbol: f"), without a
+// symbol version, each once, in order. What a submission that did not link wanted to call.
+std::vector<std::string> undefined_references(const std::string& log);
 
 // Whether this kernelgate can build a kind here ("" when it can, else why not).
 std::string kind_unavailable(Kind kind);
@@ -206,6 +210,12 @@ struct CallOptions {
   // Untimed calls normally run with allocation poisoning armed; false runs the judged call in the
   // state timed calls see (a kernel must not be able to tell the two apart).
   bool poison = true;
+  // With reps 0 and exactly one set in more_inputs: after the judged call on the inputs, the
+  // runner writes more_inputs[0]'s values into that call's very argument buffers (every tensor at
+  // its old address at once, strides and storage offsets unchanged) and calls again; that call's
+  // returns and arguments come back in CallOutcome::more[0] (an output cache keyed on input
+  // addresses replays there).
+  bool second_set_in_place = false;
 };
 
 struct RunnerOptions {
@@ -238,6 +248,10 @@ struct CallOutcome {
   double supervisor_wall_s = 0;         // the supervisor's own clock around the whole exchange
   std::string message;
   sandbox::Record record;  // filled when the runner died or was killed
+  // Files the runner's box tried to open once the artifact was loading (cpu) or loaded (cuda),
+  // outside the runtime's own files, refused by the sandbox (Process::watch_opens): seen by the
+  // supervisor itself, not reported by the runner. Evidence for sandbox_violation.
+  std::vector<sandbox::RefusedOpen> refused_opens;
 };
 
 // Why a load did not happen. `message` is what results.json shows; `kind` is what callers decide

@@ -71,6 +71,10 @@ std::vector<Finding> inspect_artifact(const ArtifactInfo& info, const Policy& po
 // this order. Exposed for the unit tests. Each returns an empty evidence string when clean.
 std::string rule_fallback_to_torch(const ArtifactInfo& info, const std::string& op);
 std::string rule_forbidden_library(const ArtifactInfo& info, const Policy& policy);
+// forbidden_library for a build that did not link: `unresolved` are the symbols its linker found
+// undefined (loader::undefined_references of the build log). Calling a vendor library's API is
+// the evidence, whether or not kernelgate's link line could satisfy it. "" when none is forbidden.
+std::string rule_forbidden_library_unlinked(const std::vector<std::string>& unresolved, const Policy& policy);
 std::string rule_timer_tampering(const ArtifactInfo& info);
 std::string rule_cache_tampering(const ArtifactInfo& info);
 std::string rule_shape_specialisation(const ArtifactInfo& info);

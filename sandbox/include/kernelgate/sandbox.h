@@ -81,6 +81,12 @@ struct Record {
   std::string to_json() const;  // status, exit_code, signal, syscall, cpu_s, wall_s, max_rss_kb, message
 };
 
+// An open() or openat() of a run box that the supervisor refused (Process::watch_opens).
+struct RefusedOpen {
+  std::string syscall;  // "openat"
+  std::string path;     // as the box passed it, control bytes escaped; "(unreadable)" when it could not be read
+};
+
 // A running sandboxed child. RAII: destroying a Process kills the whole tree and reaps it.
 class Process {
  public:
@@ -93,6 +99,14 @@ class Process {
   Record wait();
   // Kills the whole tree now (the record says why, from `reason`).
   void kill(const std::string& reason);
+  // Run profiles: until this call every open() and openat() of the box goes ahead (start-up);
+  // from it on only read-only opens of the runtime's own files do (the box's system and
+  // read-only bound trees, harmless device nodes, /sys, the caller's own /proc entries), and
+  // every other fails with EACCES and is kept for take_refused_opens(). Opens for writing stay
+  // the second-stage filter's (they kill). No effect in the compile profile.
+  void watch_opens();
+  // The refused opens since the last call (at most 64 are kept between two calls).
+  std::vector<RefusedOpen> take_refused_opens();
 
   struct Impl;
 

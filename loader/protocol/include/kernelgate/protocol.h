@@ -19,7 +19,8 @@ constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 //    and evidence bits.
 // 3: CallResultMsg dispatched operators and per-return aliasing; evidence bits 4-8.
 // 4: input sets (CallMsg n_sets/set_bytes, CallResultMsg n_sets/set_output_bytes), CallMsg flags.
-constexpr uint32_t kVersion = 4;
+// 5: kCallSecondSetInPlace.
+constexpr uint32_t kVersion = 5;
 constexpr int kRunnerFd = 3;
 
 enum class MsgType : uint32_t {
@@ -65,6 +66,11 @@ constexpr uint32_t kMaxInputSets = 1024;       // value sets one Call rotates th
 // CallMsg flags.
 enum CallFlag : uint32_t {
   kCallNoPoison = 1u << 0,  // the judged call runs without allocation poisoning, as timed calls do
+  // Two sets and no timed calls: a judged call on set 0, then set 1's values written into that
+  // call's very argument buffers (every tensor at its old address, same strides and storage
+  // offset) and a second judged call on them. Set 0's arguments come back as they were after the
+  // first call, set 1's after the second.
+  kCallSecondSetInPlace = 1u << 1,
 };
 constexpr int32_t kAliasNone = -1;       // the return shares storage with no argument
 constexpr int32_t kAliasNotTensor = -2;  // the return is not one defined tensor (list, number, undefined)
