@@ -364,7 +364,8 @@ TEST(E2E, AuditOfAnHonestOpFindsNothing) {
 // A content memo (docs/threats.md B7) that only pays off while timed: outputs cached by a key of
 // the input's values (64 sampled words plus the sum of every word: it hits only on exact
 // revisits, so no correctness trial sees a wrong answer; a key of the sampled words alone is
-// replayed_output under the near-twin trial), a miss spins 5 ms, a hit is a copy. Under the default policy every warm-up and timed
+// replayed_output under the near-twin trial), a miss spins 20 ms, a hit reads the input once and copies
+// the output (a few ms on a loaded 2-core machine). Under the default policy every warm-up and timed
 // call gets values of its own, so no timed call hits; with the fresh values capped at 17 MiB the
 // calls cycle through two sets and the memo takes the median down to a copy.
 TEST(E2E, TimedCallsNeverRevisitValuesSoAContentMemoNeverHits) {
@@ -394,7 +395,7 @@ at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
   }
   auto hit = memo.find(key);
   if (hit != memo.end()) return hit->second.clone();
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(5);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
   while (std::chrono::steady_clock::now() < until) {
   }
   at::Tensor out = at::empty_like(x);
@@ -421,10 +422,10 @@ at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
   json fresh = timing_of("fresh", "");
   ASSERT_FALSE(fresh.is_null());
   EXPECT_GE(fresh["value_sets"].get<int>(), fresh["reps"].get<int>() + 3) << fresh.dump();
-  EXPECT_GE(fresh["candidate_median_s"].get<double>(), 4.5e-3) << "a timed call hit the memo: " << fresh.dump();
+  EXPECT_GE(fresh["candidate_median_s"].get<double>(), 18e-3) << "a timed call hit the memo: " << fresh.dump();
 
   json cycled = timing_of("cycled", " --policy " + cycling.string());
   ASSERT_FALSE(cycled.is_null());
   EXPECT_EQ(cycled["value_sets"].get<int>(), 2) << cycled.dump();
-  EXPECT_LT(cycled["candidate_median_s"].get<double>(), 2.5e-3) << "the memo should win on revisited values: " << cycled.dump();
+  EXPECT_LT(cycled["candidate_median_s"].get<double>(), 10e-3) << "the memo should win on revisited values: " << cycled.dump();
 }
