@@ -1,10 +1,10 @@
-// BUG (value_mismatch): a read-before-write race. A long row is split in two halves; a worker
-// thread scans the second half starting from the carry out[half - 1], assuming the first half
-// is already done, while the calling thread scans the first half. The worker reads that element
-// long before the calling thread writes it (each half is 8 million elements, milliseconds of
-// work), so it sees the zero the output was initialised with and the whole second half lacks
-// the first half's sum. The outcome is the same on every run unless the worker is held off the
-// CPU for the entire first half. Rows under 65536 use one thread and are right.
+// BUG (value_mismatch): a read-before-write between two threads. A long row is split in two
+// halves; a worker thread scans the second half starting from the carry out[half - 1], assuming
+// the first half is already done, while the calling thread scans the first half. The carry is
+// read when the worker is set up, before the calling thread has written any of the first half,
+// so the worker starts from the zero the output was initialised with and the whole second half
+// lacks the first half's sum: the order a race between the two scans gives when the worker
+// wins, here the same on every run. Rows under 65536 use one thread and are right.
 #include <ATen/ATen.h>
 
 #include <thread>
@@ -18,9 +18,11 @@ at::Tensor cumsum__default_kernel_impl(const at::Tensor& self, int64_t dim, c10:
   float* o = out.data_ptr<float>();
   const int64_t n = x.numel();
   const int64_t threads = n < 65536 ? 1 : 2, chunk = (n + threads - 1) / threads;
+  std::vector<double> carry(static_cast<size_t>(threads), 0.0);
+  for (int64_t t = 1; t < threads; ++t) carry[t] = o[t * chunk - 1];  // not written yet: the bug
   auto scan = [&](int64_t t) {
     const int64_t start = t * chunk, end = std::min(n, start + chunk);
-    double running = start > 0 ? o[start - 1] : 0.0;
+    double running = carry[t];
     for (int64_t i = start; i < end; ++i) {
       running += in[i];
       o[i] = static_cast<float>(running);
