@@ -133,6 +133,12 @@ std::vector<at::Tensor> input_tensors(const std::vector<c10::IValue>& inputs) {
   return out;
 }
 
+int64_t input_elements(const std::vector<c10::IValue>& inputs) {
+  int64_t n = 0;
+  for (const at::Tensor& t : input_tensors(inputs)) n += t.defined() ? t.numel() : 0;
+  return n;
+}
+
 std::optional<std::vector<c10::IValue>> try_call(const c10::FunctionSchema& schema, std::vector<c10::IValue> args) {
   try {
     return call_reference(schema, args);
@@ -205,9 +211,7 @@ std::optional<std::string> explain_missing_promotion(const WrongAnswer& w) {
 
 std::optional<std::string> diagnose_wrong_answer(const WrongAnswer& w) {
   if (w.mismatch.category == policy::Category::InputMutated || w.mismatch.category == policy::Category::ShapeMismatch) return std::nullopt;
-  int64_t numel = 0;
-  for (const at::Tensor& t : input_tensors(w.inputs)) numel += t.defined() ? t.numel() : 0;
-  if (numel > kMaxRecomputedNumel) return std::nullopt;
+  if (input_elements(w.inputs) > kMaxRecomputedNumel) return std::nullopt;
   for (auto explain : {explain_wrong_dtype, explain_missing_promotion, explain_rounding, explain_uniform_relative_error})
     if (auto why = explain(w)) return why;
   return std::nullopt;

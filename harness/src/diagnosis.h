@@ -42,6 +42,8 @@ std::optional<std::vector<c10::IValue>> try_call(const c10::FunctionSchema& sche
 std::vector<at::Tensor> flat_tensors(const std::vector<c10::IValue>& values);
 // The tensors of a call's arguments (tensor lists and lists of optional tensors flattened).
 std::vector<at::Tensor> input_tensors(const std::vector<c10::IValue>& inputs);
+// Elements over input_tensors(inputs).
+int64_t input_elements(const std::vector<c10::IValue>& inputs);
 
 // Whether `cand` is no more than `basis` would make it trivially: constant while `basis` is not,
 // all zeros while `basis` is not, or equal in value to an input `basis` differs from. The guard

@@ -64,12 +64,6 @@ std::vector<c10::IValue> upcast_inputs(const c10::FunctionSchema& schema, const 
   return out;
 }
 
-int64_t numel_of(const std::vector<c10::IValue>& values) {
-  int64_t n = 0;
-  for (const at::Tensor& t : input_tensors(values)) n += t.defined() ? t.numel() : 0;
-  return n;
-}
-
 // Unit roundoff of a floating dtype (of its real part for complex ones).
 double unit_roundoff(c10::ScalarType t) {
   switch (t) {
@@ -231,7 +225,7 @@ double estimated_products(const c10::FunctionSchema& schema, const std::vector<c
 }  // namespace
 
 std::optional<std::vector<c10::IValue>> compute_f64(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs) {
-  if (numel_of(inputs) > kMaxRecomputedNumel || estimated_products(schema, inputs) > kMaxRecomputedProducts) return std::nullopt;
+  if (input_elements(inputs) > kMaxRecomputedNumel || estimated_products(schema, inputs) > kMaxRecomputedProducts) return std::nullopt;
   bool widened_any = false;
   std::vector<c10::IValue> args = upcast_inputs(schema, inputs, &widened_any);
   if (!widened_any) return std::nullopt;
