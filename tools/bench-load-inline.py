@@ -61,7 +61,7 @@ def main():
     print(f"load_inline warm median: {statistics.median(warm):.3f} s")
 
     if args.kg_bench:
-        out = subprocess.run([args.kg_bench, "--kinds", "cuda", "--reps", str(max(3, args.reps))],
+        out = subprocess.run([args.kg_bench, "--kinds", "cuda", "--headers", "none", "--reps", str(max(3, args.reps))],
                              capture_output=True, text=True)
         print(out.stdout.strip())
         m = re.search(r"^cuda\s+\d+\s+([0-9.]+)\s+([0-9.]+)", out.stdout, re.M)

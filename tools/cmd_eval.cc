@@ -3,22 +3,27 @@
 #include "eval_cli.h"
 #include "output_files.h"
 
+#include "kernelgate/results.h"
 #include "kernelgate/text_safety.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
 
 const char* kEvalUsage =
     "usage: kernelgate eval DIR|--self-check [--suite NAME|PATH] [--ops LIST] [--policy NAME|FILE]\n"
-    "                       [--device cpu|cuda|auto] [--out DIR] [--seed N] [--no-timing]\n"
+    "                       [--device cpu|cuda|auto] [--out DIR] [--seed N] [--no-timing] [--jobs N]\n"
     "                       [--feedback FILE] [--tolerance-sweep] [--verbose]\n"
+    "       kernelgate eval --batch DIR|--batch-list FILE [--shard I/N] [--resume] [--jobs N]\n"
+    "                       [--devices N] [the options above]\n"
     "\n"
     "Builds every op folder of the submission DIR in the sandbox, runs it on inputs drawn from a\n"
     "secret seed (or --seed N to reproduce), compares with PyTorch eager, times passing ops, and\n"
@@ -31,8 +36,24 @@ const char* kEvalUsage =
     "                     every op must pass (checks inputs, protocol, sandbox and comparison)\n"
     "  --feedback FILE    write a short account of every failing op, to paste into a model's prompt\n"
     "  --tolerance-sweep  also report pass counts per op at atol=rtol in {1e-5, 1e-3, 1e-2}\n"
-    "Exit status: 0 every evaluated op passed, 1 some op failed, was rejected or errored, or DIR has no\n"
-    "op folders, 2 bad usage, or an output file could not be written.\n";
+    "  --jobs N           builds at once (default: the machine's cores), ahead of and beside the runs;\n"
+    "                     in a batch also the submissions in flight\n"
+    "Batches (docs/batches.md):\n"
+    "  --batch DIR        judge every submission directory directly inside DIR: OUT/<name>/results.json\n"
+    "                     each, OUT/summary.json, summary.csv, summary.md, and OUT/journal.jsonl (every\n"
+    "                     op the moment it is decided)\n"
+    "  --batch-list FILE  the same for the directories FILE lists, one a line\n"
+    "  --shard I/N        judge only shard I (0-based) of N: a stable subset of (submission, op) pairs\n"
+    "                     (default: SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT when set); combine the\n"
+    "                     shards' OUT folders with kernelgate merge\n"
+    "  --resume           finish an interrupted batch in the same OUT: what its journal holds is not\n"
+    "                     judged again (same seed, same verdicts)\n"
+    "  --devices N        device pools: on cuda the first N GPUs (default: every visible one), each\n"
+    "                     running one op at a time; on the CPU N simulated pools (default 1)\n"
+    "  example: kernelgate eval --batch subs/ --out out/ --no-timing --jobs 8\n"
+    "Exit status: 0 every evaluated op passed (in a batch: of every submission), 1 some op failed, was\n"
+    "rejected or errored, or DIR has no op folders, 2 bad usage, a journal of another run or a corrupt\n"
+    "one, or an output file could not be written.\n";
 
 const char* kReproUsage =
     "usage: kernelgate repro DIR|--self-check --op OP --sample 'LINE' [--values normal|special|positive]\n"
@@ -73,7 +94,8 @@ bool audit_decides(const std::string& option) {
 
 bool takes_value(const std::string& a, bool repro) {
   return a == "--suite" || a == "--ops" || a == "--policy" || a == "--device" || a == "--out" || a == "--seed" || a == "--runner" ||
-         a == "--feedback" || (repro && (a == "--op" || a == "--sample" || a == "--values" || a == "--index"));
+         a == "--feedback" || a == "--jobs" || (repro && (a == "--op" || a == "--sample" || a == "--values" || a == "--index")) ||
+         (!repro && (a == "--batch" || a == "--batch-list" || a == "--shard" || a == "--devices"));
 }
 
 // The overloads of --ops: comma-separated, blanks ignored.
@@ -102,7 +124,13 @@ int set_value(const std::string& a, const char* v, const char* cmd, const char* 
   else if (a == "--runner") opt.runner_path = v;
   else if (a == "--feedback") cli->feedback_file = v;
   else if (a == "--op") cli->op = v;
-  else if (a == "--sample") cli->sample = v;
+  else if (a == "--batch") cli->batch_dir = v;
+  else if (a == "--batch-list") cli->batch_list = v;
+  else if (a == "--shard") cli->shard = v;
+  else if (a == "--jobs" || a == "--devices") {
+    if (!parse_uint(v, &n) || n < 1 || n > 1024) return usage_error(cmd, usage, a + " must be a number from 1 to 1024, got '" + v + "'");
+    (a == "--jobs" ? opt.jobs : cli->device_pools) = static_cast<int>(n);
+  } else if (a == "--sample") cli->sample = v;
   else if (a == "--values") cli->values = v;
   else if (a == "--index") {
     if (!parse_uint(v, &n) || n > 1000000) return usage_error(cmd, usage, std::string("--index must be a sample index, got '") + v + "'");
@@ -140,6 +168,8 @@ int parse_arguments(int argc, char** argv, EvalMode mode, const char* usage, Eva
       opt.timing = false;
     } else if (a == "--time" && repro) {
       cli->time = true;
+    } else if (a == "--resume" && mode == EvalMode::Eval) {
+      cli->resume = true;
     } else if (a == "--tolerance-sweep" && !repro) {
       opt.tolerance_sweep = true;
     } else if (a == "--verbose" || a == "-v") {
@@ -194,6 +224,26 @@ int repro_sample(const char* cmd, const char* usage, EvalCli* cli) {
   return -1;
 }
 
+// --self-check --shard I/N: the suite's ops (or --ops) of that shard, so that a long self-check can
+// be split over several processes. Returns -1 to go on, else the exit status.
+int self_check_shard(const char* cmd, const char* usage, EvalCli* cli) {
+  std::string error;
+  const auto shard = kg::results::parse_shard(cli->shard, &error);
+  if (!shard) return usage_error(cmd, usage, "--shard: " + error);
+  std::vector<std::string> ops;
+  try {
+    ops = cli->opt.ops.empty() ? kg::harness::suite_ops(cli->opt.suite) : cli->opt.ops;
+  } catch (const std::exception& e) { return usage_error(cmd, usage, e.what()); }
+  cli->opt.ops.clear();
+  for (const std::string& op : ops)
+    if (kg::results::in_shard(*shard, "self-check", op)) cli->opt.ops.push_back(op);
+  if (cli->opt.ops.empty())  // an empty --ops would mean every op
+    return usage_error(cmd, usage,
+                       "--shard " + cli->shard + " holds none of the " + std::to_string(ops.size()) + " ops of suite '" + cli->opt.suite +
+                           "'");
+  return -1;
+}
+
 }  // namespace
 
 namespace kg::cli {
@@ -201,7 +251,22 @@ namespace kg::cli {
 int parse_eval_cli(int argc, char** argv, EvalMode mode, const char* usage, EvalCli* cli) {
   const char* cmd = command_name(mode);
   auto& opt = cli->opt;
+  opt.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (int rc = parse_arguments(argc, argv, mode, usage, cli); rc >= 0) return rc;
+  const bool batch = !cli->batch_dir.empty() || !cli->batch_list.empty();
+  if (batch && (!opt.submission.empty() || opt.self_check || !cli->batch_dir.empty() == !cli->batch_list.empty()))
+    return usage_error(cmd, usage, "--batch DIR or --batch-list FILE, one of them, and no submission directory or --self-check beside it");
+  if (!batch && (cli->resume || (!cli->shard.empty() && !opt.self_check) || cli->device_pools != 0))
+    return usage_error(
+        cmd, usage, "--resume, --shard and --devices are batch options (--batch DIR or --batch-list FILE; --shard also with --self-check)");
+  if (batch && !cli->feedback_file.empty())
+    return usage_error(cmd, usage, "--feedback is for one submission; a batch writes OUT/summary.md");
+  if (batch) {
+    if (cli->device == "auto") opt.device = kg::harness::auto_device();
+    else if (const auto device = kg::names::try_parse_device(cli->device)) opt.device = *device;
+    else return usage_error(cmd, usage, "--device must be cpu, cuda or auto");
+    return -1;
+  }
   if (opt.self_check && !opt.submission.empty()) return usage_error(cmd, usage, "--self-check takes no submission directory");
   if (!opt.self_check && opt.submission.empty()) return usage_error(cmd, usage, "no submission directory given");
   if (cli->device == "auto") opt.device = kg::harness::auto_device();
@@ -210,6 +275,7 @@ int parse_eval_cli(int argc, char** argv, EvalMode mode, const char* usage, Eval
   if (!opt.self_check)
     if (int rc = resolve_submission(cmd, &opt); rc >= 0) return rc;
   if (mode == EvalMode::Repro) return repro_sample(cmd, usage, cli);
+  if (opt.self_check && !cli->shard.empty()) return self_check_shard(cmd, usage, cli);
   return -1;
 }
 
@@ -285,7 +351,8 @@ int run(const EvalCli& cli) {
 int kg_cmd_eval(int argc, char** argv) {
   EvalCli cli;
   int rc = kg::cli::parse_eval_cli(argc, argv, EvalMode::Eval, kEvalUsage, &cli);
-  return rc >= 0 ? rc : run(cli);
+  if (rc >= 0) return rc;
+  return cli.batch_dir.empty() && cli.batch_list.empty() ? run(cli) : kg::cli::run_batch_cli(cli);
 }
 
 int kg_cmd_repro(int argc, char** argv) {

@@ -21,7 +21,14 @@ struct EvalCli {
   std::string op, sample, values = "normal";
   long index = 0;
   bool time = false;  // repro: also time the sample (candidate and eager)
+  // A batch (eval only): --batch DIR or --batch-list FILE, with --shard, --resume, --devices.
+  std::string batch_dir, batch_list, shard;
+  bool resume = false;
+  int device_pools = 0;  // --devices; 0: the default (every visible GPU, or one CPU pool)
 };
+
+// `kernelgate eval --batch`: every submission of the batch into OUT (cmd_batch.cc). The exit status.
+int run_batch_cli(const EvalCli& cli);
 
 // Parses the options of `mode` (audit takes no --policy, --self-check, --no-timing, --feedback,
 // --tolerance-sweep: the audit profile decides). Returns -1 to go on, else the exit status.

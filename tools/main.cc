@@ -17,6 +17,8 @@ int kg_cmd_sandbox(int argc, char** argv);
 int kg_cmd_policy(int argc, char** argv);
 int kg_cmd_ops(int argc, char** argv);
 int kg_cmd_init(int argc, char** argv);
+int kg_cmd_merge(int argc, char** argv);
+int kg_cmd_warmup(int argc, char** argv);
 
 namespace {
 
@@ -25,12 +27,15 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  eval DIR      evaluate a submission: build, run on chosen inputs, compare with PyTorch, time\n"
+    "                (--batch DIR: every submission inside DIR; --shard, --resume: docs/batches.md)\n"
     "  audit DIR     evaluate under the audit profile and write a forwardable report (audit.md, audit.json)\n"
     "  init DIR      write op folders with stubs carrying the expected signatures (--ops LIST)\n"
+    "  merge         combine the outputs of a sharded run (--shard I/N) into one (--out OUT SHARD_OUT...)\n"
     "  ops           list the overloads each suite covers, with sample counts\n"
     "  repro DIR     re-run one sample of a submission (the line results.json gives)\n"
     "  sandbox       run any command under a sandbox profile and print its result record\n"
     "  policy        list policy profiles or show one's effective settings\n"
+    "  warmup        build the precompiled headers every build reuses into the cache, ahead of the first build\n"
     "  version       print the version\n"
     "\n"
     "`kernelgate <command> --help` describes a command. Exit status: 0 success, 1 a submission\n"
@@ -92,6 +97,8 @@ int main(int argc, char** argv) {
   if (cmd == "policy") return kg_cmd_policy(argc - 1, argv + 1);
   if (cmd == "ops") return kg_cmd_ops(argc - 1, argv + 1);
   if (cmd == "init") return kg_cmd_init(argc - 1, argv + 1);
+  if (cmd == "merge") return kg_cmd_merge(argc - 1, argv + 1);
+  if (cmd == "warmup") return kg_cmd_warmup(argc - 1, argv + 1);
   if (cmd == "version" || cmd == "--version") {
     std::printf("kernelgate %s\n", KG_VERSION_STRING);
     return 0;

@@ -9,7 +9,7 @@ namespace kg::cli {
 
 // Writes `text` to a temporary file in the folder of `path`, fsyncs it, renames it over `path`
 // and fsyncs the folder. On failure the temporary file is removed, `path` is left as it was, and
-// std::runtime_error says "PATH: cannot write: <strerror> (<ERRNO>)".
+// std::runtime_error says "PATH: cannot write (STEP): <strerror> (<ERRNO>)" (kg::results::write_atomically).
 void write_file_atomically(const std::string& path, const std::string& text);
 
 // Removes `path` (a previous run's output) if it exists; std::runtime_error naming the path and

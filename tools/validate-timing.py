@@ -7,7 +7,9 @@ own loop (a sandboxed runner, CUDA events, L2 flushed before each call, fresh in
 same shapes, dtypes and value distribution. Prints both medians and their ratio per op; target:
 within 3% for ops over 20 us. The last column is do_bench on randn values, for comparison. Needs PyTorch with CUDA and Triton (the GPU machine has both).
 
-usage: validate-timing.py --kernelgate BUILD/bin/kernelgate [--out DIR]
+usage: validate-timing.py --kernelgate BUILD/bin/kernelgate [--out DIR] [--only OP[,OP...]]
+
+--only keeps the cases whose op overload is named (e.g. --only mm.default), for a short run.
 """
 import argparse
 import json
@@ -104,11 +106,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernelgate", required=True)
     ap.add_argument("--out", default=tempfile.mkdtemp(prefix="kg-timing-"))
+    ap.add_argument("--only", default="", help="comma-separated op overloads: only their cases")
     a = ap.parse_args()
+    only = {o for o in a.only.split(",") if o}
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}")
     print(f"{'op':<18} {'spec':<44} {'kernelgate_us':>13} {'iqr_us':>7} {'reps':>5} {'replica_us':>10} {'do_bench_us':>12} {'ratio':>7} {'randn_do_bench_us':>17}")
     held = []
     for i, (op, tensors, scalars) in enumerate(CASES):
+        if only and op not in only:
+            continue
         line = spec(tensors, scalars)
         kg, iqr, reps = kernelgate_median(a.kernelgate, op, line, os.path.join(a.out, f"case{i}"))
         db = do_bench_median(op, tensors, scalars)

@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <future>
+#include <map>
 #include <iostream>
 #include <sstream>
 
@@ -55,13 +57,46 @@ loader::RunnerOptions Run::runner_options(const std::string& artifact) const {
   ro.limits.wall_s = std::max(120.0, policy.run_call_time_s * 20);
   ro.limits.memory_mb = static_cast<uint64_t>(policy.run_memory_mb);
   ro.limits.max_processes = 64;
+  if (options.device == names::Device::Cuda) ro.gpu = options.device_pool;
   return ro;
 }
 
-std::optional<loader::LoadError> Run::start(std::unique_ptr<loader::RunnerClient>* runner, const loader::LoadRequest& request) const {
+}  // namespace evaluation
+
+struct EagerRunner {
+  std::unique_ptr<loader::RunnerClient> runner;
+};
+
+std::shared_ptr<EagerRunner> make_eager_runner() { return std::make_shared<EagerRunner>(); }
+
+void finish_eager_runner(EagerRunner& slot) {
+  if (slot.runner && slot.runner->alive()) slot.runner->finish();
+  slot.runner.reset();
+}
+
+namespace evaluation {
+
+std::unique_ptr<loader::RunnerClient>& Run::eager() const { return eager_slot->runner; }
+
+loader::BuildOptions Run::build_options() const {
+  loader::BuildOptions bo;
+  bo.work_dir = work_dir;
+  bo.submission_root = options.submission;
+  bo.time_s = policy.compile_time_s;
+  bo.memory_mb = static_cast<uint64_t>(policy.compile_memory_mb);
+  bo.cache_artifact_max_bytes = static_cast<uint64_t>(policy.cache_artifact_mb) << 20;
+  return bo;
+}
+
+std::optional<loader::LoadError> Run::spawn(std::unique_ptr<loader::RunnerClient>* runner, const std::string& artifact) const {
   try {
-    *runner = loader::RunnerClient::start(runner_options(request.artifact));
+    *runner = loader::RunnerClient::start(runner_options(artifact));
   } catch (const std::exception& e) { return loader::LoadError{loader::LoadError::Kind::Died, e.what()}; }
+  return std::nullopt;
+}
+
+std::optional<loader::LoadError> Run::start(std::unique_ptr<loader::RunnerClient>* runner, const loader::LoadRequest& request) const {
+  if (auto e = spawn(runner, request.artifact)) return e;
   return (*runner)->load(request);
 }
 
@@ -152,13 +187,9 @@ bool inspect(OpState& op, const std::string& artifact, const loader::BuildOption
 bool build(OpState& op) {
   if (op.run.options.self_check) return true;  // the runner calls the aten overload itself
   OpResult& r = op.result;
-  loader::BuildOptions bo;
-  bo.work_dir = op.run.work_dir;
-  bo.submission_root = op.run.options.submission;
-  bo.time_s = op.policy.compile_time_s;
-  bo.memory_mb = static_cast<uint64_t>(op.policy.compile_memory_mb);
-  bo.cache_artifact_max_bytes = static_cast<uint64_t>(op.policy.cache_artifact_mb) << 20;
-  loader::BuildResult built = loader::build(op.folder, bo);
+  const loader::BuildOptions bo = op.run.build_options();
+  std::optional<loader::BuildResult> ahead = op.run.built_ahead ? op.run.built_ahead(op.folder.op) : std::nullopt;
+  loader::BuildResult built = ahead ? std::move(*ahead) : loader::build(op.folder, bo);
   op.uncached.uncached_dir = built.uncached_dir;
   r.build_s = built.seconds;
   r.build_cache_hit = built.cache_hit;
@@ -196,7 +227,6 @@ bool runnable_here(OpState& op) {
 // Starts the op's runner with its artifact loaded (the aten overload itself for --self-check).
 // False (recorded) when it does not start or load.
 bool start_runner(OpState& op) {
-  if (op.run.options.self_check) op.request = op.run.eager_request(op.folder.op);
   if (auto err = op.run.start(&op.runner, op.request)) {
     if (err->kind == loader::LoadError::Kind::ProtocolViolation) violation(op.result, policy::Rule::ProtocolViolation, err->message);
     Failure f;
@@ -242,7 +272,13 @@ void finish_runner(OpState& op) {
 void evaluate_samples(OpState& op) {
   if (!resolve_schema(op)) return;
   const std::vector<Sample> all = collect_samples(op);
-  if (all.empty() || !build(op) || !runnable_here(op) || !start_runner(op)) return;
+  if (all.empty() || !build(op) || !runnable_here(op)) return;
+  if (op.run.options.self_check) op.request = op.run.eager_request(op.folder.op);
+  // Builds never hold the device; the runner's start to its finish does. (The runner is not
+  // started before the device is free: its sandbox's wall-clock limit runs from its start.)
+  std::unique_lock<std::mutex> device;
+  if (op.run.options.device_lock) device = std::unique_lock<std::mutex>(*op.run.options.device_lock);
+  if (!start_runner(op)) return;
   std::vector<Judged> passed = judge_samples(op, all);
   if (!op.run.options.repro) run_trials(op, all, passed);
   if (timing_wanted(op, passed)) {
@@ -277,6 +313,64 @@ OpResult evaluate_op(Run& run, const loader::OpFolder& folder) {
 }
 
 }  // namespace
+
+// The builds of a submission's ops, run ahead of its runs on threads of their own, each holding one
+// of the build slots. A build ahead puts its artifact in the cache, and its toolchain baseline in
+// the process's baselines when the artifact has static findings to judge; the op's own build step
+// then finds both. Its result is discarded: the op's build step records the op's.
+class BuildsAhead {
+ public:
+  BuildsAhead(const Run& run, const std::vector<loader::OpFolder>& folders) {
+    const EvalOptions& o = run.options;
+    if (o.self_check || o.repro || (o.jobs <= 1 && !o.build_slots)) return;
+    slots_ = o.build_slots ? o.build_slots : std::make_shared<BuildSlots>(o.jobs);
+    const loader::BuildOptions bo = run.build_options();
+    for (const loader::OpFolder& f : folders)
+      ahead_[f.op] = std::async(std::launch::async, [this, f, bo, &run] { return build_ahead(f, bo, run); });
+  }
+  ~BuildsAhead() {
+    for (auto& [op, done] : ahead_)
+      if (done.valid()) loader::remove_uncached(done.get().value_or(loader::BuildResult{}));  // never taken
+  }
+  BuildsAhead(const BuildsAhead&) = delete;
+  BuildsAhead& operator=(const BuildsAhead&) = delete;
+
+  // `op`'s build ahead (waits for it); nullopt when it has none or it threw.
+  std::optional<loader::BuildResult> take(const std::string& op) {
+    auto it = ahead_.find(op);
+    if (it == ahead_.end() || !it->second.valid()) return std::nullopt;
+    return it->second.get();
+  }
+
+ private:
+  std::optional<loader::BuildResult> build_ahead(const loader::OpFolder& f, const loader::BuildOptions& bo, const Run& run) {
+    struct Slot {
+      BuildSlots& s;
+      explicit Slot(BuildSlots& slots) : s(slots) { s.acquire(); }
+      ~Slot() { s.release(); }
+    } slot(*slots_);
+    std::optional<loader::BuildResult> built;
+    try {
+      built = loader::build(f, bo);
+    } catch (const std::exception&) {
+      return std::nullopt;  // the op's own build step meets the same problem and records it
+    }
+    try {
+      if (built->ok && f.kind != loader::Kind::Nvrtc) {
+        policy::ArtifactInfo info = policy::read_artifact(built->artifact);
+        std::string why;
+        if (!policy::inspect_artifact(info, run.policy, f.op).empty()) toolchain_baseline(f, bo, &why);
+      }
+    } catch (const std::exception&) {
+      // The inspect step reads the artifact again and records what is wrong with it.
+    }
+    return built;
+  }
+
+  std::shared_ptr<BuildSlots> slots_;
+  std::map<std::string, std::future<std::optional<loader::BuildResult>>> ahead_;
+};
+
 }  // namespace evaluation
 
 namespace {
@@ -353,7 +447,16 @@ Report evaluate(const EvalOptions& options, const policy::Policy& policy) {
   std::error_code ec;
   fs::create_directories(work, ec);
   if (ec) throw std::runtime_error(work.string() + ": cannot create: " + ec.message());
-  evaluation::Run run{options, policy, rep.seed, work.string(), options.timing ? measure_peaks(options.device) : DevicePeaks{}, nullptr};
+  evaluation::Run run{options,
+                      policy,
+                      rep.seed,
+                      work.string(),
+                      options.timing ? process_peaks(options.device) : DevicePeaks{},
+                      options.eager_runner ? options.eager_runner : make_eager_runner()};
+  if (options.on_op_decided)
+    for (const OpResult& missing : rep.ops) options.on_op_decided(missing);  // wanted ops without a folder
+  evaluation::BuildsAhead ahead(run, folders);
+  run.built_ahead = [&ahead](const std::string& op) { return ahead.take(op); };
   for (const auto& f : folders) {
     if (options.verbose) std::cerr << "kernelgate: evaluating " << f.op << "\n";
     try {
@@ -362,8 +465,9 @@ Report evaluate(const EvalOptions& options, const policy::Policy& policy) {
       // A failure of kernelgate itself for one op never loses the other ops' results.
       rep.ops.push_back(op_error(f.op, loader::kind_name(f.kind), std::string("internal error: ") + e.what()));
     }
+    if (options.on_op_decided) options.on_op_decided(rep.ops.back());
   }
-  if (run.eager && run.eager->alive()) run.eager->finish();
+  if (!options.eager_runner) finish_eager_runner(*run.eager_slot);  // a shared one outlives this evaluation
   rep.wall_s = evaluation::seconds_since(t0);
   return rep;
 }

@@ -2,6 +2,7 @@
 #include "report_json.h"
 
 #include "kernelgate/catalogue.h"
+#include "kernelgate/results.h"
 #include "kernelgate/text_safety.h"
 
 #include <algorithm>
@@ -63,19 +64,10 @@ json failure_json(const Report& rep, const std::string& op, const Failure& f) {
 // A table cell or message line on the operator's terminal: one line, no control characters.
 std::string shown(const std::string& s) { return text::terminal_safe(s); }
 
-double geomean(const std::vector<double>& v) {
-  if (v.empty()) return 0;
-  double s = 0;
-  for (double x : v) s += std::log(x);
-  return std::exp(s / static_cast<double>(v.size()));
-}
-
 }  // namespace
 
 std::string report_json(const Report& rep) {
   json ops = json::array();
-  int passed_ops = 0, failed = 0, rejected = 0, errors = 0, tests = 0, tests_passed = 0;
-  std::vector<double> speedups;
   for (const auto& r : rep.ops) {
     json o;
     o["op"] = r.op;
@@ -119,38 +111,9 @@ std::string report_json(const Report& rep) {
     if (!r.error.empty()) o["error"] = r.error;
     if (!r.build_log.empty() && r.verdict != Verdict::Pass) o["build_log"] = r.build_log;
     ops.push_back(o);
-    tests += r.total;
-    tests_passed += r.passed;
-    if (r.verdict == Verdict::Pass) passed_ops++;
-    else if (r.verdict == Verdict::Fail) failed++;
-    else if (r.verdict == Verdict::Rejected) rejected++;
-    else errors++;
-    if (r.verdict == Verdict::Pass && r.speedup && *r.speedup > 0 && std::isfinite(*r.speedup)) speedups.push_back(*r.speedup);
   }
-  // fast_p: the fraction of ops that are correct and faster than p times eager.
-  json fast = json::object();
-  for (double p : {0.0, 1.0, 1.5, 2.0}) {
-    int n = 0;
-    for (const auto& r : rep.ops)
-      if (r.verdict == Verdict::Pass && (p == 0.0 || (r.speedup && *r.speedup > p))) n++;
-    std::ostringstream key;
-    key << "fast_" << p;
-    fast[key.str()] = rep.ops.empty() ? 0.0 : static_cast<double>(n) / static_cast<double>(rep.ops.size());
-  }
-  json summary = {{"ops", rep.ops.size()},
-                  {"passed", passed_ops},
-                  {"failed", failed},
-                  {"rejected", rejected},
-                  {"errors", errors},
-                  {"tests_total", tests},
-                  {"tests_passed", tests_passed},
-                  {"fraction_ops_correct", rep.ops.empty() ? 0.0 : static_cast<double>(passed_ops) / static_cast<double>(rep.ops.size())},
-                  {"test_pass_rate", tests ? static_cast<double>(tests_passed) / tests : 0.0},
-                  {"fast_p", fast},
-                  {"geomean_speedup_correct_ops", speedups.empty() ? json(nullptr) : json(geomean(speedups))},
-                  {"wall_seconds", rep.wall_s}};
   json doc = report_identity_json(rep);
-  doc["summary"] = summary;
+  doc["summary"] = results::summary_of_ops(ops, rep.wall_s);
   doc["ops"] = ops;
   return dump_document(std::move(doc));
 }

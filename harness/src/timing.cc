@@ -112,17 +112,18 @@ bool claimed_times_fit(OpState& op, const loader::CallOutcome& cand) {
 std::optional<loader::CallOutcome> time_eager(OpState& op, const Sample& s, const Judged& j, loader::CallOptions co, double budget) {
   Run& run = op.run;
   const std::string untimed = "timing stopped at " + trace::format_call(s.call) + ": the eager reference's runner ";
-  if (!run.eager || !run.eager->alive()) {
-    if (auto e = run.start(&run.eager, run.eager_request(op.folder.op))) {
+  std::unique_ptr<loader::RunnerClient>& runner = run.eager();
+  if (!runner || !runner->alive()) {
+    if (auto e = run.start(&runner, run.eager_request(op.folder.op))) {
       op.result.timing_skipped = untimed + "could not start: " + e->message;
       return std::nullopt;
     }
-  } else if (auto e = run.eager->load(run.eager_request(op.folder.op))) {
+  } else if (auto e = runner->load(run.eager_request(op.folder.op))) {
     op.result.timing_skipped = untimed + "could not load the aten overload: " + e->message;
     return std::nullopt;
   }
   co.output_like.clear();
-  loader::CallOutcome eager = run.eager->call(j.inputs, op.schema->returns().size(), budget * 4, co);
+  loader::CallOutcome eager = runner->call(j.inputs, op.schema->returns().size(), budget * 4, co);
   if (eager.kind != loader::CallOutcome::Kind::Ok || eager.times_s.empty()) {
     op.result.timing_skipped = untimed + "failed: " + eager.message;
     return std::nullopt;

@@ -234,7 +234,8 @@ uint32_t cuda_before_timed(int64_t bytes) {
 namespace {
 
 // Runs `fn` between the start and stop events on `st`, with the work it queues on streams of its
-// own bracketed by events (async_escape). Timed and untimed calls alike.
+// own bracketed by events and checked against the streams ordered after `st` (async_escape).
+// Timed and untimed calls alike.
 void between_events(State& s, cudaStream_t st, const std::function<void()>& fn) {
   struct Bracketing {
     explicit Bracketing(cudaStream_t call_stream) { device_work::arm_timed(call_stream); }
@@ -254,8 +255,13 @@ void between_events(State& s, cudaStream_t st, const std::function<void()>& fn) 
 // (it overlapped the runner's own input copies and flush: it did not wait for the inputs, and
 // timed events time none of it) or ended after the stop event (the call's stream did not wait
 // for it). Joined work lies inside; the margin covers the events' timestamp resolution.
+// Work on a stream never ordered after the call's stream is reported whether or not the race
+// showed in the timestamps this time.
 uint32_t bracketed_work_evidence(const State& s) {
-  return device_work::outside_timed_region(s.start->e, s.stop->e) > 4e-6 ? protocol::kEvidenceWorkOutsideTimedRegion : 0;
+  uint32_t ev = 0;
+  if (device_work::outside_timed_region(s.start->e, s.stop->e) > 4e-6) ev |= protocol::kEvidenceWorkOutsideTimedRegion;
+  if (device_work::queued_unordered_work()) ev |= protocol::kEvidenceSideStreamNotOrdered;
+  return ev;
 }
 
 }  // namespace

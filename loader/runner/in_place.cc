@@ -13,7 +13,8 @@ namespace {
 
 // A tensor's whole storage as bytes on its device (a view, no copy).
 at::Tensor storage_bytes(const at::Tensor& t) {
-  return at::from_blob(t.storage().data(), {static_cast<int64_t>(t.storage().nbytes())},
+  // libtorch 2.x hands out the storage's data as const void*; the in-place call writes through it.
+  return at::from_blob(const_cast<void*>(t.storage().data()), {static_cast<int64_t>(t.storage().nbytes())},
                        at::TensorOptions().dtype(at::kByte).device(t.device()));
 }
 

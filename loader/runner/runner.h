@@ -62,7 +62,8 @@ void cuda_check_idle(const char* where);
 // An untimed call on cuda:0: `fn` between events on the current stream, with a timed call's
 // bracketing of work on streams of the call's own, then cuda_check_idle. Returns
 // kEvidenceWorkOutsideTimedRegion when such work was not ordered with the call's stream (it began
-// before the call's inputs were ready, or outlived the call's stream), else 0.
+// before the call's inputs were ready, or outlived the call's stream), and
+// kEvidenceSideStreamNotOrdered when work went to a stream never ordered after it; else 0.
 uint32_t cuda_untimed(const std::function<void()>& fn);
 // The nvrtc kind: loads cubin + launch table; throws std::runtime_error with the reason.
 std::unique_ptr<Op> load_nvrtc(const std::string& cubin_path, const std::string& aten_name, const std::string& overload);

@@ -16,7 +16,7 @@
 #include "glue.h"
 #include "kernelgate/launch_table.h"
 #include "kernelgate/loader.h"
-#include "sha256.h"
+#include "kernelgate/sha256.h"
 #include "submission_files.h"
 #include "toolchain.h"
 #include "util.h"
@@ -252,9 +252,12 @@ bool read_sources(Job& j) {
 bool plan_build(Job& j) {
   try {
     if (j.op.kind != Kind::Cpu) j.arch = toolchain::cuda_arch(j.options);
+    std::string source;
+    for (const auto& f : j.files)
+      if (f.name == j.src_name) source = f.bytes;
     switch (j.op.kind) {
-      case Kind::Cpu: j.plan = plan_cpu(j.op, *j.schema, j.sig, j.src_name, j.options); break;
-      case Kind::Cuda: j.plan = plan_cuda(j.op, *j.schema, j.sig, j.src_name, j.arch, j.options); break;
+      case Kind::Cpu: j.plan = plan_cpu(j.op, *j.schema, j.sig, j.src_name, source, j.options); break;
+      case Kind::Cuda: j.plan = plan_cuda(j.op, *j.schema, j.sig, j.src_name, source, j.arch, j.options); break;
       case Kind::Nvrtc: {
         std::string text;
         for (const auto& f : j.files)
@@ -276,7 +279,7 @@ bool plan_build(Job& j) {
 
 // 4. the cache key: everything the artifact depends on
 std::string cache_key(const Job& j) {
-  Sha256 h;
+  digest::Sha256 h;
   h.field(kKeyVersion);
   h.field(kind_name(j.op.kind));
   h.field(j.op.op);

@@ -1,8 +1,10 @@
 // Each kind's build plan (build_plan.h).
 #include "build_plan.h"
 
+#include "build_includes.h"
 #include "glue.h"
 #include "kg_build_config.h"
+#include "shim.h"
 #include "nvcc_pipeline.h"
 #include "pp_splice.h"
 #include "toolchain.h"
@@ -29,8 +31,8 @@ std::string sh_line(const std::vector<std::string>& argv) {
 // Each chain's preprocess reads only the rest of the unit (kg_unit_rest.cu) when that chain's
 // prefix is kept preprocessed (pp_splice.h), and the whole unit when the join is refused or the
 // unit is built with all of ATen. Returns the script's kg_splice function ("" when no chain joins).
-std::string splice_preprocess(nvcc::Pipeline& pipe, const toolchain::HostPrefix& hp, const std::string& unit, Plan& p) {
-  const std::string prefix = glue::cuda_unit_prefix();
+std::string splice_preprocess(nvcc::Pipeline& pipe, const toolchain::HostPrefix& hp, const std::string& prefix, const std::string& unit,
+                              Plan& p) {
   const size_t prefix_lines = static_cast<size_t>(std::count(prefix.begin(), prefix.end(), '\n'));
   bool any = false;
   for (auto [chain, steps, kept] :
@@ -52,10 +54,37 @@ std::string splice_preprocess(nvcc::Pipeline& pipe, const toolchain::HostPrefix&
   return splice::shell_function(prefix_lines, "kg_unit.cu");
 }
 
+// The heavy headers a cuda unit's precompiled prefix may hold besides the lean
+// <torch/extension.h>: when the source includes them in its leading block, they join the prefix
+// (includes::leading_includes), so that their headers are preprocessed and precompiled once per
+// toolchain. The CUDA ones only with a CUDA libtorch (without it they do not build).
+std::vector<std::string> prefix_headers() {
+  std::vector<std::string> h = {"ATen/ATen.h"};
+  if (KG_TORCH_CUDA) h.push_back("ATen/cuda/CUDAContext.h");
+  return h;
+}
+
 }  // namespace
 
+std::string cuda_prefix(const std::vector<std::string>& headers) {
+  std::string prefix = glue::cuda_unit_prefix();
+  if (headers.empty()) return prefix;
+  prefix += "// the submission's own leading includes, precompiled with the prefix\n";
+  for (const auto& h : headers) prefix += "#include <" + h + ">\n";
+  return prefix;
+}
+
+std::string cuda_module_id() { return nvcc::module_id("kernelgate cuda unit"); }
+
+std::vector<std::vector<std::string>> cuda_prefix_variants() {
+  std::vector<std::vector<std::string>> v = {{}};
+  for (const auto& h : prefix_headers()) v.push_back({h});
+  if (prefix_headers().size() == 2) v.push_back(prefix_headers());
+  return v;
+}
+
 Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
-              const BuildOptions& options) {
+              const std::string& source, const BuildOptions& options) {
   Plan p;
   p.generated.push_back({"kg_glue.cc", glue::cpu_unit(op, schema, sig, "src/" + src_name)});
   p.artifact = op.folder + ".so";
@@ -70,6 +99,9 @@ Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signa
   if (!prelude.empty()) {
     p.ro.push_back(prelude);
     p.argv.insert(p.argv.end(), {"-include", prelude + "/kg_prelude.h"});
+    std::vector<std::string> covered = includes::read_covered(prelude);
+    for (const auto& f : shim::files()) covered.insert(std::lower_bound(covered.begin(), covered.end(), f.first), f.first);
+    p.notes.push_back(includes::coverage_note(includes::angle_includes(source), covered, "precompiled prelude"));
   }
   p.argv.insert(p.argv.end(), {"-shared", "kg_glue.cc", "-o", p.artifact});
   for (const auto& f : toolchain::link_flags(false)) p.argv.push_back(f);
@@ -86,9 +118,13 @@ Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signa
 // compile reads only the submission's part of cudafe++'s output when the rest is the precompiled
 // host prefix's bytes (toolchain::cuda_host_prefix): every unit starts with the same includes.
 Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
-               const std::string& arch, const BuildOptions& options) {
+               const std::string& source, const std::string& arch, const BuildOptions& options) {
   Plan p;
-  const std::string unit = glue::cuda_unit(op, sig, "src/" + src_name);
+  // The unit: the prefix, with the source's leading heavy includes moved into it, then the rest.
+  const std::vector<std::string> hoisted =
+      options.precompiled_includes ? includes::leading_includes(source, prefix_headers()) : std::vector<std::string>{};
+  const std::string prefix = cuda_prefix(hoisted);
+  const std::string unit = prefix + glue::cuda_unit(op, sig, "src/" + src_name).substr(glue::cuda_unit_prefix().size());
   p.generated.push_back({"kg_unit.cu", unit});
   p.generated.push_back({"kg_glue.cc", glue::cuda_registration(op, schema, sig)});
   p.artifact = op.folder + ".so";
@@ -116,14 +152,17 @@ Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Sign
   if (!rejected.empty()) p.rejected.push_back(rejected);
   // One module id for every unit (the prefix's output names it); each artifact is loaded on its own
   // (RTLD_LOCAL), and the id only has to agree between cudafe++ and cicc of one unit.
-  const std::string module_id = nvcc::module_id("kernelgate cuda unit");
+  const std::string module_id = cuda_module_id();
   std::string host_prefix_step, splice_function, host_prefix_digest;
   if (pipe) {
     rejected.clear();
-    auto hp = toolchain::cuda_host_prefix(*pipe, glue::cuda_unit_prefix(), module_id, arch, options, &rejected);
+    auto hp = toolchain::cuda_host_prefix(*pipe, prefix, module_id, arch, options, &rejected);
     if (!rejected.empty()) p.rejected.push_back(rejected);
     if (hp) {
-      splice_function = splice_preprocess(*pipe, *hp, unit, p);
+      p.notes.push_back(
+          includes::coverage_note(includes::angle_includes(source), includes::read_covered(hp->dir),
+                                  hoisted.empty() ? "precompiled prefix" : "precompiled prefix with the source's " + join(hoisted, ", ")));
+      splice_function = splice_preprocess(*pipe, *hp, prefix, unit, p);
       p.ro.push_back(hp->dir);
       host_prefix_digest = "host prefix " + toolchain::recorded_digest(hp->dir);
       const std::string src = pipe->host_source, header = sh_quote(hp->header);

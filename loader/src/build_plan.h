@@ -28,10 +28,26 @@ struct Plan {
   std::vector<std::pair<std::string, std::string>> notes_if_file;
 };
 
+// `source` is the kernel source's bytes (what it includes decides which precompiled headers apply).
 Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
-              const BuildOptions& options);
+              const std::string& source, const BuildOptions& options);
 Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
-               const std::string& arch, const BuildOptions& options);
+               const std::string& source, const std::string& arch, const BuildOptions& options);
+// The cpu plan without the source's bytes (its notes then name no include).
+inline Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
+                     const BuildOptions& options) {
+  return plan_cpu(op, schema, sig, src_name, "", options);
+}
+
+// The lines a cuda unit starts with: glue::cuda_unit_prefix(), then an #include of each of
+// `headers` (the source's leading heavy includes). Each distinct prefix has its own precompiled
+// host prefix (toolchain::cuda_host_prefix).
+std::string cuda_prefix(const std::vector<std::string>& headers);
+// The prefixes kernelgate knows ahead of time (kernelgate warmup builds each): none of the heavy
+// headers, each alone, and all of them.
+std::vector<std::vector<std::string>> cuda_prefix_variants();
+// The module id every cuda unit is built with (nvcc_pipeline.h).
+std::string cuda_module_id();
 Plan plan_nvrtc(const OpFolder& op, const launch::Table& table, const std::string& src_name, const std::string& arch);
 
 // The build script's marks (kStepsFile) as (step, seconds), in the order the steps started, then

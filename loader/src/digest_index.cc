@@ -1,6 +1,6 @@
 #include "digest_index.h"
 
-#include "sha256.h"
+#include "kernelgate/sha256.h"
 #include "util.h"
 
 #include <sys/file.h>
@@ -50,7 +50,7 @@ void remember(const std::string& index_dir) {
 }
 
 std::string digest(const std::string& path, const struct stat& before) {
-  std::string h = sha256_file(path);
+  std::string h = digest::sha256_file(path);
   struct stat after {};
   if (h.empty() || ::lstat(path.c_str(), &after) != 0) throw std::runtime_error(path + ": cannot read");
   if (identity_of(after) != identity_of(before)) throw std::runtime_error(path + ": changed while it was hashed");

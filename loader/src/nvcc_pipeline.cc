@@ -1,6 +1,6 @@
 #include "nvcc_pipeline.h"
 
-#include "sha256.h"
+#include "kernelgate/sha256.h"
 
 #include <algorithm>
 #include <cctype>
@@ -213,6 +213,6 @@ bool is_preprocess(const std::string& cmd) { return has_word(cmd, "-E"); }
 
 std::string output_of(const std::string& cmd) { return value_after(cmd, "-o"); }
 
-std::string module_id(const std::string& seed) { return "_" + sha256_hex(seed).substr(0, 16) + "_10_kg_unit_cu"; }
+std::string module_id(const std::string& seed) { return "_" + digest::sha256_hex(seed).substr(0, 16) + "_10_kg_unit_cu"; }
 
 }  // namespace kg::loader::nvcc

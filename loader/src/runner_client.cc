@@ -151,6 +151,7 @@ std::unique_ptr<RunnerClient> RunnerClient::start(const RunnerOptions& options) 
   // creating files, and a cache on disk would carry state from one run to the next.
   spec.env = {"PATH=/usr/bin:/bin",         "HOME=/tmp",           "TMPDIR=/tmp", "OMP_NUM_THREADS=1", "LANG=C",
               "USE_PYTORCH_KERNEL_CACHE=0", "CUDA_CACHE_DISABLE=1"};
+  if (options.gpu >= 0) spec.env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(options.gpu));
   spec.binds.push_back({std::filesystem::path(options.runner_path).parent_path().string(), false});
   for (const auto& b : options.ro_binds) spec.binds.push_back({b, false});
   if (std::filesystem::exists(KG_TORCH_LIB_DIR)) spec.binds.push_back({KG_TORCH_LIB_DIR, false});

@@ -17,6 +17,7 @@ const EvidenceBit kEvidenceBits[policy::kRunnerObservationCount] = {
     {protocol::kEvidenceUnwrittenBool, RunnerObservation::UnwrittenBool},
     {protocol::kEvidenceNoDeviceWork, RunnerObservation::NoDeviceWork},
     {protocol::kEvidenceWorkOutsideTimedRegion, RunnerObservation::WorkOutsideTimedRegion},
+    {protocol::kEvidenceSideStreamNotOrdered, RunnerObservation::SideStreamNotOrdered},
 };
 
 policy::ObservationSet observations_from_evidence(uint32_t evidence) {

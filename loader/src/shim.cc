@@ -1,6 +1,6 @@
 #include "shim.h"
 
-#include "sha256.h"
+#include "kernelgate/sha256.h"
 
 namespace kg::loader::shim {
 namespace {
@@ -144,7 +144,7 @@ const std::vector<std::pair<std::string, std::string>>& files() {
 }
 
 std::string digest() {
-  Sha256 h;
+  digest::Sha256 h;
   for (const auto& [name, text] : files()) {
     h.field(name);
     h.field(text);

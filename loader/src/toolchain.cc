@@ -1,9 +1,10 @@
 #include "toolchain.h"
 
+#include "build_includes.h"
 #include "digest_index.h"
 #include "kg_build_config.h"
 #include "pp_splice.h"
-#include "sha256.h"
+#include "kernelgate/sha256.h"
 #include "shim.h"
 #include "util.h"
 
@@ -72,12 +73,31 @@ void publish_entry(const fs::path& tmp, const fs::path& dest, const std::string&
   }
 }
 
+// The header paths of a make-style dependency file (`g++ -MD`): every absolute path after the target.
+std::vector<std::string> dependency_paths(const std::string& deps) {
+  std::vector<std::string> out;
+  std::istringstream in(deps);
+  std::string word;
+  while (in >> word)
+    if (word[0] == '/' && word.back() != ':') out.push_back(word);
+  return out;
+}
+
+// A cuda prefix folder's covered.txt: the headers its host preprocess (step 1, in `dir`) entered.
+void write_prefix_covered(const fs::path& dir, const nvcc::Pipeline& pipe) {
+  std::string preprocessed;
+  for (const auto& step : pipe.host)
+    if (nvcc::is_preprocess(step) && read_file((dir / nvcc::output_of(step)).string(), &preprocessed)) break;
+  write_file((dir / includes::kCoveredFile).string(),
+             join(includes::include_names(splice::entered_files(preprocessed), {shim_dir()}), "\n") + "\n");
+}
+
 }  // namespace
 
 std::string recorded_digest(const std::string& dir) {
   std::string text;
   if (!read_file(entry_index() + "/" + fs::path(dir).filename().string(), &text)) return "none";
-  return sha256_hex(text);
+  return digest::sha256_hex(text);
 }
 
 std::vector<std::string> torch_include_dirs() {
@@ -141,12 +161,18 @@ std::vector<std::string> nvcc_flags(const std::string& arch) {
   return f;
 }
 
+std::string nvcc_dryrun_dir(const std::string& arch) {
+  const std::string key =
+      digest::sha256_hex(file_identity(KG_NVCC) + "\n" KG_CUDA_VERSION "\n" KG_VERSION "\n" + join(nvcc_flags(arch), "\n")).substr(0, 16);
+  return (fs::path(cache_root()) / ("nvcc-dryrun-" + key)).string();
+}
+
 std::string nvcc_dryrun(const std::string& arch, const BuildOptions& options, std::string* rejected) {
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
   const std::vector<std::string> flags = nvcc_flags(arch);
-  const std::string key = sha256_hex(file_identity(KG_NVCC) + "\n" KG_CUDA_VERSION "\n" KG_VERSION "\n" + join(flags, "\n")).substr(0, 16);
-  const fs::path saved = fs::path(cache_root()) / ("nvcc-dryrun-" + key);
+  const fs::path saved = nvcc_dryrun_dir(arch);
+  const std::string key = saved.filename().string().substr(std::string("nvcc-dryrun-").size());
   std::error_code ec;
   std::string text;
   if (verified(saved, "nvcc dry run", rejected) && read_file((saved / "dryrun.txt").string(), &text)) return text;
@@ -245,7 +271,9 @@ std::string prelude_dir(const BuildOptions& options, std::string* rejected) {
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
   std::string flags = join(cxx_flags(), " ");
-  std::string key = sha256_hex(flags + "\n" + file_identity(KG_CXX_COMPILER) + "\n" + KG_TORCH_VERSION + "\n" + KG_VERSION).substr(0, 16);
+  std::string key = digest::sha256_hex("prelude 2 (covered.txt)\n" + flags + "\n" + file_identity(KG_CXX_COMPILER) + "\n" +
+                                       KG_TORCH_VERSION + "\n" + KG_VERSION)
+                        .substr(0, 16);
   fs::path dir = fs::path(cache_root()) / ("prelude-" + key);
   fs::path pch = dir / "kg_prelude.h.gch";
   std::error_code ec;
@@ -256,7 +284,9 @@ std::string prelude_dir(const BuildOptions& options, std::string* rejected) {
   write_file((tmp / "kg_prelude.h").string(), "#pragma once\n#include <ATen/ATen.h>\n#include <torch/library.h>\n");
   std::vector<std::string> argv = {KG_CXX_COMPILER};
   for (const auto& f : cxx_flags()) argv.push_back(f);
-  argv.insert(argv.end(), {"-x", "c++-header", (tmp / "kg_prelude.h").string(), "-o", (tmp / "kg_prelude.h.gch").string()});
+  // -MD: the headers it reads, for covered.txt (includes::read_covered).
+  argv.insert(argv.end(), {"-x", "c++-header", (tmp / "kg_prelude.h").string(), "-o", (tmp / "kg_prelude.h.gch").string(), "-MD", "-MF",
+                           (tmp / "kg_prelude.d").string()});
   BuildOptions o = options;
   o.time_s = std::max(options.time_s, 300.0);
   sandbox::Record r = sandbox::run(compile_spec(argv, binds(), tmp.string(), o));
@@ -267,6 +297,10 @@ std::string prelude_dir(const BuildOptions& options, std::string* rejected) {
     return "";
   }
   try {
+    std::string deps;
+    read_file((tmp / "kg_prelude.d").string(), &deps);
+    fs::remove(tmp / "kg_prelude.d", ec);
+    write_file((tmp / includes::kCoveredFile).string(), join(includes::include_names(dependency_paths(deps), {}), "\n") + "\n");
     publish_entry(tmp, dir, "precompiled prelude");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kernelgate: warning: the precompiled prelude is not kept: %s\n", e.what());
@@ -280,8 +314,8 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
   static std::mutex mu;
   static std::vector<std::string> failed;  // tried once per process: a failure is not retried per build
   std::lock_guard<std::mutex> lock(mu);
-  Sha256 h;
-  h.field("kernelgate host prefix 2");
+  digest::Sha256 h;
+  h.field("kernelgate host prefix 3 (covered.txt)");
   h.field(identity(Kind::Cuda, arch));
   h.field(join(pipe.env, "\n"));
   h.field(join(pipe.host, "\n"));
@@ -343,12 +377,14 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
     text.resize(at + 1);
     while (text.size() >= 2 && text[text.size() - 2] == '\n') text.pop_back();
     write_file((tmp / "kg_host_prefix.h").string(), text);
+    write_prefix_covered(tmp, pipe);
     // 3. precompiled with the host compile's flags
     r = run_script("kg_pch.sh", env + pch_cmd + "\n");
     if (r.status != sandbox::Status::OK)
       return give_up(tmp, std::string("precompile: ") + sandbox::status_name(r.status) + " " + r.stderr_text);
     for (const auto& entry : fs::directory_iterator(tmp, ec))
-      if (entry.path().filename() != "kg_host_prefix.h" && entry.path().filename() != "kg_host_prefix.h.gch")
+      if (entry.path().filename() != "kg_host_prefix.h" && entry.path().filename() != "kg_host_prefix.h.gch" &&
+          entry.path().filename() != includes::kCoveredFile)
         remove_tree(entry.path().string(), ec);
     hp.bytes = text.size();
     // 4. each chain's preprocessed prefix (pp_splice.h); a chain without one preprocesses whole units

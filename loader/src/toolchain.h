@@ -27,6 +27,8 @@ std::vector<std::string> nvcc_flags(const std::string& arch);
 // once in the compile profile, then kept in the cache root per nvcc and flags. The dry run's
 // folder reads "$PWD" (the build script runs in the build folder). "" when nvcc fails.
 std::string nvcc_dryrun(const std::string& arch, const BuildOptions& options, std::string* rejected = nullptr);
+// The folder nvcc_dryrun keeps its text in (cache_root()/nvcc-dryrun-<hash>).
+std::string nvcc_dryrun_dir(const std::string& arch);
 // Libraries an artifact links against ("-L... -l...").
 std::vector<std::string> link_flags(bool cuda);
 

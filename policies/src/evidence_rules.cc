@@ -10,6 +10,10 @@ const std::vector<ObservationRule>& observation_rules() {
   static const std::vector<ObservationRule> table = {
       {O::ThreadsLeftRunning, Rule::AsyncEscape, Unless::Never, "the call returned with threads it started still running"},
       {O::DeviceBusyAfterCall, Rule::AsyncEscape, Unless::Never, "the timed stream still had work once the call's end event completed"},
+      // Before the bracketing's: seen from the calls made, the same on every run and every size.
+      {O::SideStreamNotOrdered, Rule::AsyncEscape, Unless::Never,
+       "queued work on a stream that was never ordered after the call's stream (no event of the call's stream waited for, no "
+       "host synchronisation): it can start before the call's inputs are written"},
       {O::WorkOutsideTimedRegion, Rule::AsyncEscape, Unless::Never,
        "a call queued work on a stream of its own that ran outside the call's start and stop events (before the start: "
        "beside the runner's own input copies and cache flush, before its inputs were there; after the stop: the call's "

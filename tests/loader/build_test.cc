@@ -33,18 +33,6 @@ bool has_note(const BuildResult& r, const std::string& start) {
 
 std::string join_notes(const BuildResult& r) { return "notes: " + join(r.notes, "; "); }
 
-// The names an artifact defines for the dynamic linker (sorted, as nm prints them).
-std::string defined_symbols(const std::string& so) {
-  std::string out;
-  FILE* p = ::popen(("nm -D --defined-only --format=just-symbols '" + so + "' | sort").c_str(), "r");
-  if (!p) return "";
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  ::pclose(p);
-  return out;
-}
-
 const char* kReluCpu = R"(#include <ATen/ATen.h>
 at::Tensor relu__default_kernel_impl(const at::Tensor& self) { return self.clamp_min(0); }
 )";

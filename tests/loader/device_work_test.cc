@@ -3,8 +3,10 @@
 // loads a library linked against libcudart, as the runner loads a cuda-kind artifact. The
 // library's calls must reach the watch first (ELF interposition), be counted only while armed
 // and only when they are device work, and still reach libcudart. No GPU is needed: without a
-// driver every call fails, after the watch has seen it.
+// driver every call fails, after the watch has seen it. The stream order's bookkeeping is pinned
+// on made-up handles (no GPU); the ordering watch's verdicts on real streams need one.
 #include "cudart/device_work.h"
+#include "cudart/stream_order.h"
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -99,6 +101,99 @@ TEST(DeviceWork, CountsOnlyWhileArmedAndFromAnyThread) {
   EXPECT_EQ(dw::disarm(), 0u) << "arming starts from zero";
 }
 
+// ---- the stream order (stream_order.h), on made-up handles --------------------------------
+
+CUstream_st* fake_stream(uintptr_t n) { return reinterpret_cast<CUstream_st*>(0x1000 + 0x10 * n); }
+CUevent_st* fake_event(uintptr_t n) { return reinterpret_cast<CUevent_st*>(0x8000 + 0x10 * n); }
+CUstream_st* const kLegacy = cudaStreamLegacy;
+CUstream_st* const kPerThread = cudaStreamPerThread;
+CUstream_st* const kNonBlocking = fake_stream(1);
+CUstream_st* const kOtherNonBlocking = fake_stream(2);
+CUstream_st* const kBlocking = fake_stream(3);
+CUstream_st* const kThirdNonBlocking = fake_stream(4);
+bool fake_blocking(CUstream_st* s) { return s == kBlocking || s == kLegacy || s == kPerThread; }
+
+dw::StreamOrder order_on(CUstream_st* caller) {
+  dw::StreamOrder o(fake_blocking);
+  o.begin(caller);
+  return o;
+}
+
+TEST(StreamOrder, TheCallersStreamAndWhatTheLegacyStreamOrdersAreOrdered) {
+  dw::StreamOrder o = order_on(kLegacy);
+  EXPECT_TRUE(o.queued(kLegacy));
+  EXPECT_TRUE(o.queued(kPerThread)) << "the per-thread default stream waits for the legacy stream";
+  EXPECT_TRUE(o.queued(kBlocking)) << "a stream made by cudaStreamCreate waits for the legacy stream";
+  EXPECT_FALSE(o.queued(kNonBlocking)) << "a non-blocking stream waits for nothing";
+  dw::StreamOrder side = order_on(kNonBlocking);
+  EXPECT_TRUE(side.queued(kNonBlocking));
+  EXPECT_FALSE(side.queued(kLegacy)) << "the legacy stream waits only for blocking streams";
+  EXPECT_FALSE(side.queued(kBlocking));
+  dw::StreamOrder blocking = order_on(kBlocking);
+  EXPECT_TRUE(blocking.queued(kLegacy)) << "the legacy stream waits for every blocking stream";
+  EXPECT_FALSE(blocking.queued(kPerThread));
+}
+
+TEST(StreamOrder, AWaitForAnEventOfAnOrderedStreamOrdersTransitively) {
+  dw::StreamOrder o = order_on(kLegacy);
+  o.recorded(fake_event(1), kLegacy);
+  o.waited(kNonBlocking, fake_event(1));
+  EXPECT_TRUE(o.queued(kNonBlocking));
+  o.recorded(fake_event(2), kNonBlocking);
+  o.waited(kOtherNonBlocking, fake_event(2));
+  EXPECT_TRUE(o.queued(kOtherNonBlocking)) << "ordered through a stream that was ordered";
+  o.recorded(fake_event(3), kBlocking);  // a blocking stream's event waits for the legacy stream too
+  o.waited(kThirdNonBlocking, fake_event(3));
+  EXPECT_TRUE(o.queued(kThirdNonBlocking));
+}
+
+TEST(StreamOrder, EventsOfUnorderedStreamsOrEarlierCallsDoNotOrder) {
+  dw::StreamOrder o = order_on(kLegacy);
+  o.waited(kNonBlocking, fake_event(1));  // recorded before the call (or never)
+  EXPECT_FALSE(o.queued(kNonBlocking));
+  o.recorded(fake_event(2), kOtherNonBlocking);
+  o.waited(kNonBlocking, fake_event(2));
+  EXPECT_FALSE(o.queued(kNonBlocking)) << "recorded on a stream that is not ordered";
+  o.recorded(fake_event(3), kLegacy);
+  o.recorded(fake_event(3), kOtherNonBlocking);  // recorded again where nothing is ordered
+  o.waited(kNonBlocking, fake_event(3));
+  EXPECT_FALSE(o.queued(kNonBlocking)) << "an event recorded again on an unordered stream stops counting";
+  o.recorded(fake_event(4), kLegacy);
+  o.begin(kLegacy);  // the next call
+  o.waited(kNonBlocking, fake_event(4));
+  EXPECT_FALSE(o.queued(kNonBlocking)) << "an event of the previous call";
+}
+
+TEST(StreamOrder, AHostWaitForTheCallersStreamOrdersEveryStream) {
+  auto after = [](auto host_wait) {
+    dw::StreamOrder o = order_on(kLegacy);
+    host_wait(o);
+    return o.queued(kNonBlocking);
+  };
+  EXPECT_TRUE(after([](dw::StreamOrder& o) { o.stream_completed(kLegacy); }));
+  EXPECT_TRUE(after([](dw::StreamOrder& o) { o.device_synchronised(); }));
+  EXPECT_TRUE(after([](dw::StreamOrder& o) {
+    o.recorded(fake_event(1), kLegacy);
+    o.event_completed(fake_event(1));
+  }));
+  EXPECT_TRUE(after([](dw::StreamOrder& o) {
+    o.recorded(fake_event(1), kLegacy);
+    o.waited(kOtherNonBlocking, fake_event(1));
+    o.stream_completed(kOtherNonBlocking);
+  })) << "a stream that waited for the caller's stream, synchronised";
+  EXPECT_TRUE(after([](dw::StreamOrder& o) {
+    o.queued(kBlocking);
+    o.stream_completed(kBlocking);
+  })) << "a blocking stream with work queued after the legacy stream's";
+  EXPECT_FALSE(after([](dw::StreamOrder& o) { o.stream_completed(kOtherNonBlocking); }));
+  EXPECT_FALSE(after([](dw::StreamOrder& o) { o.stream_completed(kBlocking); })) << "an empty blocking stream completes at once";
+  EXPECT_FALSE(after([](dw::StreamOrder& o) {
+    o.recorded(fake_event(1), kOtherNonBlocking);
+    o.event_completed(fake_event(1));
+  }));
+  EXPECT_FALSE(after([](dw::StreamOrder& o) { o.event_completed(fake_event(9)); })) << "an event not recorded during the call";
+}
+
 bool have_device() {
   int n = 0;
   const bool yes = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
@@ -118,13 +213,16 @@ class DeviceWorkGpu : public ::testing::Test {
     ASSERT_EQ(cudaMalloc(&big_, kBig), cudaSuccess);
     ASSERT_EQ(cudaMalloc(&small_, 4096), cudaSuccess);
     ASSERT_EQ(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreateWithFlags(&side2_, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreate(&blocking_), cudaSuccess);
     for (cudaEvent_t* e : {&start_, &stop_, &ready_, &done_}) ASSERT_EQ(cudaEventCreate(e), cudaSuccess);
   }
   void TearDown() override {
     cudaDeviceSynchronize();
     for (cudaEvent_t e : {start_, stop_, ready_, done_})
       if (e) cudaEventDestroy(e);
-    if (side_) cudaStreamDestroy(side_);
+    for (cudaStream_t st : {side_, side2_, blocking_})
+      if (st) cudaStreamDestroy(st);
     if (big_) cudaFree(big_);
     if (small_) cudaFree(small_);
   }
@@ -139,10 +237,22 @@ class DeviceWorkGpu : public ::testing::Test {
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     return dw::outside_timed_region(start_, stop_);
   }
+  // Runs `call` as an untimed call on the legacy stream (the ordering watch armed); whether it
+  // queued work on a stream not ordered after the legacy stream. The watch leaves no error.
+  template <typename F>
+  bool unordered(F call) {
+    dw::arm_timed(nullptr);
+    call();
+    dw::disarm_timed();
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    return dw::queued_unordered_work();
+  }
   static constexpr size_t kBig = size_t(1) << 30;  // a memset of about 0.3 ms on an H200
   void* big_ = nullptr;
   void* small_ = nullptr;
-  cudaStream_t side_ = nullptr;
+  cudaStream_t side_ = nullptr, side2_ = nullptr;  // non-blocking
+  cudaStream_t blocking_ = nullptr;                // cudaStreamCreate: ordered after the legacy stream
   cudaEvent_t start_ = nullptr, stop_ = nullptr, ready_ = nullptr, done_ = nullptr;
 };
 
@@ -173,6 +283,123 @@ TEST_F(DeviceWorkGpu, JoinedSideStreamWorkAndTimedStreamWorkLieInside) {
   EXPECT_LT(joined, 4e-6);
   const double same = timed([&] { cudaMemsetAsync(big_, 6, kBig, nullptr); });
   EXPECT_EQ(same, 0.0) << "work on the timed stream is not bracketed";
+}
+
+// ---- the ordering watch: every case on real streams, memsets standing in for kernels ---------
+
+TEST_F(DeviceWorkGpu, WorkOnTheCallersStreamAndTheStreamsOrderedWithItIsOrdered) {
+  EXPECT_FALSE(unordered([&] {
+    cudaMemsetAsync(small_, 1, 4096, nullptr);
+    cudaMemsetAsync(small_, 1, 4096, cudaStreamLegacy);
+    cudaMemsetAsync(small_, 1, 4096, cudaStreamPerThread);
+    cudaMemset(small_, 1, 4096);
+  }));
+  EXPECT_FALSE(unordered([&] { cudaMemsetAsync(small_, 2, 4096, blocking_); })) << "a blocking stream waits for the legacy stream";
+}
+
+TEST_F(DeviceWorkGpu, ASideStreamOrderedBothWaysIsOrdered) {
+  EXPECT_FALSE(unordered([&] {
+    cudaEventRecord(ready_, nullptr);
+    cudaStreamWaitEvent(side_, ready_, 0);
+    cudaMemsetAsync(big_, 3, kBig, side_);
+    cudaEventRecord(done_, side_);
+    cudaStreamWaitEvent(nullptr, done_, 0);
+  }));
+  EXPECT_FALSE(unordered([&] {
+    cudaEventRecordWithFlags(ready_, nullptr, cudaEventRecordDefault);
+    cudaStreamWaitEvent(side_, ready_, 0);
+    cudaEventRecord(done_, side_);
+    cudaStreamWaitEvent(side2_, done_, 0);  // ordered through side_
+    cudaMemsetAsync(small_, 4, 4096, side2_);
+  })) << "transitively";
+}
+
+TEST_F(DeviceWorkGpu, ASideStreamJoinedOnlyAtTheEndIsNotOrdered) {
+  EXPECT_TRUE(unordered([&] { cudaMemsetAsync(small_, 5, 4096, side_); }));
+  EXPECT_TRUE(unordered([&] {
+    cudaMemsetAsync(small_, 6, 4096, side_);
+    cudaEventRecord(done_, side_);
+    cudaStreamWaitEvent(nullptr, done_, 0);
+  })) << "the forward-race pattern: joined back, never waited for the caller's stream";
+  EXPECT_FALSE(unordered([] {})) << "each call starts afresh";
+}
+
+TEST_F(DeviceWorkGpu, EventsFromBeforeTheCallOrOfUnorderedStreamsDoNotOrder) {
+  cudaEventRecord(ready_, nullptr);  // before the call
+  EXPECT_TRUE(unordered([&] {
+    cudaStreamWaitEvent(side_, ready_, 0);
+    cudaMemsetAsync(small_, 7, 4096, side_);
+  }));
+  EXPECT_TRUE(unordered([&] {
+    cudaEventRecord(ready_, nullptr);
+    cudaEventRecord(ready_, side2_);  // recorded again where nothing waited for the caller's stream
+    cudaStreamWaitEvent(side_, ready_, 0);
+    cudaMemsetAsync(small_, 8, 4096, side_);
+  }));
+}
+
+TEST_F(DeviceWorkGpu, AHostWaitForTheCallersStreamOrdersEveryStream) {
+  EXPECT_FALSE(unordered([&] {
+    cudaStreamSynchronize(nullptr);
+    cudaMemsetAsync(small_, 9, 4096, side_);
+  }));
+  EXPECT_FALSE(unordered([&] {
+    cudaDeviceSynchronize();
+    cudaMemsetAsync(small_, 10, 4096, side_);
+  }));
+  EXPECT_FALSE(unordered([&] {
+    cudaEventRecord(ready_, nullptr);
+    cudaEventSynchronize(ready_);
+    cudaMemsetAsync(small_, 11, 4096, side_);
+  }));
+  EXPECT_FALSE(unordered([&] {
+    cudaEventRecord(ready_, nullptr);
+    while (cudaEventQuery(ready_) == cudaErrorNotReady) {}
+    cudaMemsetAsync(small_, 12, 4096, side_);
+  }));
+  EXPECT_FALSE(unordered([&] {
+    int host = 0;
+    cudaMemcpy(&host, small_, sizeof host, cudaMemcpyDeviceToHost);  // returns once the copy is done
+    cudaMemsetAsync(small_, 12, 4096, side_);
+  }));
+  EXPECT_TRUE(unordered([&] {
+    cudaMemcpy(big_, small_, 4096, cudaMemcpyDeviceToDevice);  // no host wait
+    cudaMemsetAsync(small_, 12, 4096, side_);
+  }));
+  EXPECT_TRUE(unordered([&] {
+    cudaEventRecord(done_, side2_);
+    cudaEventSynchronize(done_);  // an event of a stream that never waited for the caller's
+    cudaMemsetAsync(small_, 13, 4096, side_);
+  }));
+}
+
+TEST_F(DeviceWorkGpu, WorkFromAnotherThreadIsChecked) {
+  EXPECT_TRUE(unordered([&] { std::thread([&] { cudaMemsetAsync(small_, 14, 4096, side_); }).join(); }));
+}
+
+TEST_F(DeviceWorkGpu, WorkCapturedIntoAGraphIsCheckedWhereTheGraphLaunches) {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  EXPECT_FALSE(unordered([&] {
+    ASSERT_EQ(cudaStreamBeginCapture(side_, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    cudaMemsetAsync(small_, 15, 4096, side_);
+    ASSERT_EQ(cudaStreamEndCapture(side_, &graph), cudaSuccess);
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    cudaGraphLaunch(exec, nullptr);
+  }));
+  EXPECT_TRUE(unordered([&] { cudaGraphLaunch(exec, side_); }));
+  if (exec) cudaGraphExecDestroy(exec);
+  if (graph) cudaGraphDestroy(graph);
+}
+
+TEST_F(DeviceWorkGpu, TheOrderingWatchKeepsTheCallersPendingError) {
+  ASSERT_NE(cudaStreamWaitEvent(side_, nullptr, 0), cudaSuccess);  // the caller's error, pending
+  dw::arm_timed(nullptr);
+  cudaMemsetAsync(small_, 16, 4096, side_);  // unordered: the watch asks the runtime about side_
+  dw::disarm_timed();
+  EXPECT_TRUE(dw::queued_unordered_work());
+  EXPECT_NE(cudaGetLastError(), cudaSuccess) << "the caller's error is still there";
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
 }  // namespace

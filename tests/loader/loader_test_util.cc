@@ -1,5 +1,7 @@
 #include "loader_test_util.h"
 
+#include <cstdio>
+
 #include "kg_build_config.h"
 
 #include <unistd.h>
@@ -75,6 +77,17 @@ std::string all_diagnostics(const BuildResult& r) {
 std::string unique_tag() {
   static std::mt19937_64 rng(std::random_device{}());
   return "// unique " + std::to_string(rng()) + "\n";
+}
+
+std::string defined_symbols(const std::string& so) {
+  std::string out;
+  FILE* p = ::popen(("nm -D --defined-only --format=just-symbols '" + so + "' | sort").c_str(), "r");
+  if (!p) return "";
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  return out;
 }
 
 }  // namespace kg::loader::test

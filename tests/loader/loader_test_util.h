@@ -32,6 +32,8 @@ bool gpu_available();
 std::string example_dir(const std::string& rel);  // KG_TEST_SOURCE_DIR/examples/rel
 std::string read(const std::string& path);
 std::string all_diagnostics(const BuildResult& r);
+// The names an artifact defines for the dynamic linker (sorted, as nm prints them).
+std::string defined_symbols(const std::string& so);
 // A comment that makes a source's cache key new, for tests that need a cold build.
 std::string unique_tag();
 

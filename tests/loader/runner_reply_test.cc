@@ -304,14 +304,14 @@ TEST(RunnerEvidence, EveryProtocolBitIsItsOwnObservation) {
   }
   EXPECT_EQ(bits.size(), static_cast<size_t>(kg::policy::kRunnerObservationCount));
   EXPECT_EQ(observations.size(), static_cast<size_t>(kg::policy::kRunnerObservationCount));
-  // The protocol's evidence bits, as protocol.h defines them: 0 through 10, all mapped.
-  for (uint32_t b = 0; b <= 10; ++b) EXPECT_EQ(bits.count(1u << b), 1u) << "bit " << b;
-  kg::policy::ObservationSet all = kg::loader::observations_from_evidence((1u << 11) - 1);
+  // The protocol's evidence bits, as protocol.h defines them: 0 through 11, all mapped.
+  for (uint32_t b = 0; b <= 11; ++b) EXPECT_EQ(bits.count(1u << b), 1u) << "bit " << b;
+  kg::policy::ObservationSet all = kg::loader::observations_from_evidence((1u << 12) - 1);
   for (const RunnerObservation o : observations) EXPECT_TRUE(all.has(o));
 }
 
 TEST(RunnerEvidence, UnknownBitsAreNoObservationAndNoViolation) {
-  EXPECT_TRUE(kg::loader::observations_from_evidence(0xfffff800u).empty());
+  EXPECT_TRUE(kg::loader::observations_from_evidence(0xfffff000u).empty());
   Exchange x;
   x.reply->evidence = (1u << 20) | protocol::kEvidenceFlushSkipped;
   CheckedReply c = x.check();

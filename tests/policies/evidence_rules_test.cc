@@ -37,6 +37,7 @@ TEST(EvidenceRules, KnownMeanings) {
   EXPECT_EQ(observation_rule(RunnerObservation::ThreadsLeftRunning).rule, Rule::AsyncEscape);
   EXPECT_EQ(observation_rule(RunnerObservation::DeviceBusyAfterCall).rule, Rule::AsyncEscape);
   EXPECT_EQ(observation_rule(RunnerObservation::WorkOutsideTimedRegion).rule, Rule::AsyncEscape);
+  EXPECT_EQ(observation_rule(RunnerObservation::SideStreamNotOrdered).rule, Rule::AsyncEscape);
   EXPECT_EQ(observation_rule(RunnerObservation::OutputsChangedAfterReturn).rule, Rule::AsyncEscape);
   EXPECT_EQ(observation_rule(RunnerObservation::PersistingL2Changed).rule, Rule::CacheTampering);
   EXPECT_EQ(observation_rule(RunnerObservation::ObserverOff).rule, Rule::FallbackToTorch);

@@ -10,8 +10,12 @@
 #include <ATen/core/function_schema.h>
 #include <ATen/core/ivalue.h>
 
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -249,6 +253,8 @@ struct DevicePeaks {
   double flops_per_s = 0;  // an upper bound on arithmetic rate
 };
 DevicePeaks measure_peaks(names::Device device);
+// measure_peaks once per process and device; later calls return the first measurement.
+DevicePeaks process_peaks(names::Device device);
 // Least time a call can take: bytes that must be written (the outputs) over peak bandwidth,
 // and for the matmul family the flops over peak rate. 0 when nothing is known.
 double roofline_floor_s(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs, const std::vector<c10::IValue>& returns,
@@ -289,6 +295,35 @@ struct OpResult {
   bool repeated = false;             // the identical repeats of a passing call ran
 };
 
+// A counting semaphore for builds: at most `n` at once in the process (or the batch) sharing it.
+class BuildSlots {
+ public:
+  explicit BuildSlots(int n) : free_(n < 1 ? 1 : n) {}
+  void acquire() {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait(l, [&] { return free_ > 0; });
+    --free_;
+  }
+  void release() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      ++free_;
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int free_;
+};
+
+// A runner slot for the eager reference (EvalOptions::eager_runner); opaque outside the harness.
+struct EagerRunner;
+// A slot whose runner starts on first use; finish_eager_runner ends it (a batch, at the end).
+std::shared_ptr<EagerRunner> make_eager_runner();
+void finish_eager_runner(EagerRunner& slot);
+
 struct EvalOptions {
   std::string submission;
   std::string suite = "smoke";
@@ -312,6 +347,25 @@ struct EvalOptions {
     int index = 0;
   };
   std::optional<Repro> repro;
+  // Builds of the submission's ops run ahead of its runs, up to this many at once (their artifacts
+  // land in the build cache; the op's own build step then finds them there), overlapped with the
+  // runs. 1: one op after the other, build then run. A batch shares `build_slots` between its
+  // submissions so that --jobs bounds the whole process.
+  int jobs = 1;
+  std::shared_ptr<BuildSlots> build_slots;
+  // Held around each op's runs (runner start to finish; builds never hold it), so that runs on one
+  // device never overlap one another's timing. Null: the evaluation has its device to itself.
+  std::mutex* device_lock = nullptr;
+  // The device pool the runs use: on cuda the host GPU index every runner is given (-1: the
+  // default GPU); on the CPU a simulated pool, recorded only.
+  int device_pool = -1;
+  // The eager reference's runner (no submission code ever runs in it), shared by the evaluations
+  // of one device pool so that a batch starts it once per pool rather than once per submission;
+  // used under `device_lock`. Null: the evaluation starts its own and finishes it at the end.
+  std::shared_ptr<EagerRunner> eager_runner;
+  // Called with each op's result the moment its verdict is decided (a batch's journal), on the
+  // evaluating thread, before the next op starts.
+  std::function<void(const OpResult&)> on_op_decided;
 };
 
 struct Report {

@@ -101,6 +101,10 @@ struct BuildOptions {
   // cuda kind: run nvcc as one process instead of its host and device chains side by side
   // (same artifact, slower; the build benchmark compares the two).
   bool nvcc_whole = false;
+  // cuda kind: the source's leading includes of ATen/ATen.h (and ATen/cuda/CUDAContext.h with a
+  // CUDA libtorch) join the unit's precompiled prefix; false compiles them with every build, as
+  // before (the build benchmark compares the two).
+  bool precompiled_includes = true;
 };
 
 struct BuildResult {
@@ -123,8 +127,10 @@ struct BuildResult {
   std::string uncached_dir;
   std::string launch_file;  // nvrtc: the normalised launch table beside the cubin
   // How a cuda-kind build ran when it left its fast path or took it ("host prefix precompiled",
-  // "all of ATen: ...", "nvcc whole: ...", "not cached: ..."); for a cache hit only a toolchain
-  // entry (prelude, host prefix, dry run) found altered and rebuilt.
+  // "all of ATen: ...", "nvcc whole: ...", "not cached: ..."), and for cpu and cuda whether the
+  // precompiled headers cover the source's includes ("precompiled headers: ...", "outside the
+  // precompiled headers: <X> ..."); for a cache hit only a toolchain entry (prelude, host prefix,
+  // dry run) found altered and rebuilt.
   std::vector<std::string> notes;
   // Where a cuda-kind build's time went, as its build script timed it: (step, seconds) for glue,
   // host-chain, device-chain, host-compile (or nvcc when run whole), link, then script (first
@@ -137,6 +143,20 @@ constexpr size_t kMaxBuildLog = 64 * 1024;
 BuildResult build(const OpFolder& op, const BuildOptions& options);
 // Removes a build's uncached_dir (no-op when it is cached); call when the artifact is done with.
 void remove_uncached(const BuildResult& built);
+
+// What `kernelgate warmup` did for one piece of a kind's per-toolchain precompiled work (the
+// shim, the precompiled prelude, nvcc's dry run, each cuda host prefix): built now or found in
+// the cache, how long it took, or why it could not be built (builds then go on, slower).
+struct WarmupStep {
+  std::string what;    // "precompiled prelude", "cuda host prefix with <ATen/ATen.h>", ...
+  std::string entry;   // its folder in the cache root ("" when none)
+  bool built = false;  // false: it was already there
+  double seconds = 0;
+  std::string error;  // "" when it is ready
+};
+// Builds `kind`'s precompiled work into the cache root ahead of the first build (each build
+// would otherwise build what it needs on first use), in the compile sandbox like every build.
+std::vector<WarmupStep> warmup(Kind kind, const BuildOptions& options = {});
 
 // Parses gcc style ("file:line:col: error: message") and nvcc/NVRTC (EDG) style
 // ("file(line): error: message") diagnostics; `strip_prefix` is removed from file names.
@@ -223,6 +243,9 @@ struct RunnerOptions {
   std::vector<std::string> ro_binds;  // artifact dirs etc., bound read-only at the same path
   sandbox::Profile profile = sandbox::Profile::RunCpu;
   sandbox::Limits limits;
+  // The one GPU (host index) the runner's CUDA sees as cuda:0 (CUDA_VISIBLE_DEVICES, read by the
+  // runtime when the runner initialises CUDA, before any submission code is loaded); -1: the default.
+  int gpu = -1;
 };
 
 struct CallOutcome {

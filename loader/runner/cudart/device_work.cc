@@ -3,8 +3,10 @@
 // and for libtorch alike; outside an armed window they only forward.
 #include "device_work.h"
 
+#include "forward.h"
+#include "stream_order_watch.h"
+
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <atomic>
@@ -52,35 +54,16 @@ bool legacy(cudaStream_t s) { return s == nullptr || s == cudaStreamLegacy; }
 int bracket_begin(cudaStream_t s) {
   if (!g_timed_armed.load(std::memory_order_acquire) || !g_have_events) return -1;
   if (s == g_timed || (legacy(s) && legacy(g_timed))) return -1;
+  // Captured work runs when its graph launches (the launch is bracketed); an event of the watch's
+  // own recorded into someone's capture would only disturb the capture.
+  if (stream_capturing(s)) return -1;
   const int slot = g_bracketed.fetch_add(1, std::memory_order_relaxed);
   if (slot >= kMaxBracketed) return -1;
-  return cudaEventRecord(g_before[slot], s) == cudaSuccess ? slot : -1;
+  return record_own_event(g_before[slot], s) == cudaSuccess ? slot : -1;
 }
 
 void bracket_end(int slot, cudaStream_t s) {
-  if (slot >= 0 && cudaEventRecord(g_after[slot], s) == cudaSuccess) g_recorded[slot].store(true, std::memory_order_release);
-}
-
-// libcudart's definition of `name` (the next one after the runner's in lookup order).
-template <typename F>
-F real(std::atomic<F>& slot, const char* name) {
-  F f = slot.load(std::memory_order_acquire);
-  if (!f) {
-    f = reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
-    slot.store(f, std::memory_order_release);
-  }
-  return f;
-}
-
-// Runs `query` (a runtime call of the watch's own) and, when it fails, takes back the error it
-// leaves as the thread's last error, unless an error of the caller's was already pending: the
-// watch must neither leave an error behind nor swallow one.
-template <typename Q>
-bool quietly(Q query) {
-  const cudaError_t pending = cudaPeekAtLastError();
-  if (query()) return true;
-  if (pending == cudaSuccess) cudaGetLastError();
-  return false;
+  if (slot >= 0 && record_own_event(g_after[slot], s) == cudaSuccess) g_recorded[slot].store(true, std::memory_order_release);
 }
 
 bool on_device(const void* p) {
@@ -92,6 +75,14 @@ bool on_device(const void* p) {
 void count_copy(const void* dst, const void* src, cudaMemcpyKind kind) {
   if (!g_armed.load(std::memory_order_relaxed)) return;
   if (kind == cudaMemcpyDeviceToDevice || (kind == cudaMemcpyDefault && on_device(dst) && on_device(src))) count();
+}
+
+// A synchronous copy to the host returns once the copy, and so everything queued before it on
+// its stream, has completed: the host waited for that stream.
+void note_synchronous_copy(const void* dst, const void* src, cudaMemcpyKind kind, bool per_thread_entry, cudaError_t r) {
+  if (r != cudaSuccess || !g_timed_armed.load(std::memory_order_acquire)) return;
+  if (kind == cudaMemcpyDeviceToHost || (kind == cudaMemcpyDefault && on_device(src) && !on_device(dst)))
+    note_stream_completed(nullptr, per_thread_entry);
 }
 
 }  // namespace
@@ -118,10 +109,14 @@ void arm_timed(CUstream_st* timed) {
   g_timed = timed;
   for (auto& r : g_recorded) r.store(false, std::memory_order_relaxed);
   g_bracketed.store(0, std::memory_order_relaxed);
+  begin_ordering(timed);
   g_timed_armed.store(true, std::memory_order_release);
 }
 
-void disarm_timed() { g_timed_armed.store(false, std::memory_order_seq_cst); }
+void disarm_timed() {
+  g_timed_armed.store(false, std::memory_order_seq_cst);
+  end_ordering();
+}
 
 double outside_timed_region(CUevent_st* start, CUevent_st* stop) {
   const int n = std::min(g_bracketed.load(std::memory_order_relaxed), kMaxBracketed);
@@ -141,56 +136,62 @@ namespace dw = kg::runner::device_work;
 
 // One forwarding definition per entry point: COUNT runs first (it sees the arguments), then
 // libcudart's own function is called, bracketed when STREAM (the stream it queues on, or
-// NO_STREAM for the synchronous ones) is not the timed stream. A missing libcudart answers
-// cudaErrorNotSupported.
-#define NO_STREAM cudaStreamLegacy
-#define KG_FORWARD(ret, name, params, args, COUNT, STREAM)            \
-  namespace kg::runner::device_work {                                 \
-  std::atomic<ret(*) params> real_##name{nullptr};                    \
-  }                                                                   \
-  extern "C" __attribute__((visibility("default"))) ret name params { \
-    COUNT;                                                            \
-    auto f = dw::real(dw::real_##name, #name);                        \
-    if (!f) return cudaErrorNotSupported;                             \
-    const int slot = dw::bracket_begin(STREAM);                       \
-    const ret r = f args;                                             \
-    dw::bracket_end(slot, STREAM);                                    \
-    return r;                                                         \
+// NO_STREAM for the synchronous ones) is not the timed stream; then the work is checked against
+// the call's stream order (PER_THREAD: a _ptsz/_ptds entry point, whose null stream is the
+// per-thread default stream), and THEN runs. A missing libcudart answers cudaErrorNotSupported.
+#define NO_STREAM nullptr
+#define KG_FORWARD(ret, name, params, args, COUNT, STREAM, PER_THREAD) KG_FORWARD_THEN(ret, name, params, args, COUNT, STREAM, PER_THREAD, )
+#define KG_FORWARD_THEN(ret, name, params, args, COUNT, STREAM, PER_THREAD, THEN) \
+  namespace kg::runner::device_work {                                             \
+  std::atomic<ret(*) params> real_##name{nullptr};                                \
+  }                                                                               \
+  extern "C" __attribute__((visibility("default"))) ret name params {             \
+    COUNT;                                                                        \
+    auto f = dw::real(dw::real_##name, #name);                                    \
+    if (!f) return cudaErrorNotSupported;                                         \
+    const int slot = dw::bracket_begin(STREAM);                                   \
+    const ret r = f args;                                                         \
+    dw::bracket_end(slot, STREAM);                                                \
+    dw::note_queued(STREAM, PER_THREAD, r == cudaSuccess);                        \
+    THEN;                                                                         \
+    return r;                                                                     \
   }
 
 #if CUDART_VERSION >= 12000
 KG_FORWARD(cudaError_t, __cudaLaunchKernel, (cudaKernel_t k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st), (k, g, b, a, s, st),
-           dw::count(), st)
+           dw::count(), st, false)
 KG_FORWARD(cudaError_t, __cudaLaunchKernel_ptsz, (cudaKernel_t k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st), (k, g, b, a, s, st),
-           dw::count(), st)
+           dw::count(), st, true)
 #endif
 KG_FORWARD(cudaError_t, cudaLaunchKernel, (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st), (k, g, b, a, s, st),
-           dw::count(), st)
+           dw::count(), st, false)
 KG_FORWARD(cudaError_t, cudaLaunchKernel_ptsz, (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st), (k, g, b, a, s, st),
-           dw::count(), st)
+           dw::count(), st, true)
 KG_FORWARD(cudaError_t, cudaLaunchKernelExC, (const cudaLaunchConfig_t* c, const void* k, void** a), (c, k, a), dw::count(),
-           c ? c->stream : NO_STREAM)
+           c ? c->stream : NO_STREAM, false)
 KG_FORWARD(cudaError_t, cudaLaunchKernelExC_ptsz, (const cudaLaunchConfig_t* c, const void* k, void** a), (c, k, a), dw::count(),
-           c ? c->stream : NO_STREAM)
+           c ? c->stream : NO_STREAM, true)
 KG_FORWARD(cudaError_t, cudaLaunchCooperativeKernel, (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
-           (k, g, b, a, s, st), dw::count(), st)
+           (k, g, b, a, s, st), dw::count(), st, false)
 KG_FORWARD(cudaError_t, cudaLaunchCooperativeKernel_ptsz, (const void* k, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
-           (k, g, b, a, s, st), dw::count(), st)
-KG_FORWARD(cudaError_t, cudaGraphLaunch, (cudaGraphExec_t g, cudaStream_t st), (g, st), dw::count(), st)
-KG_FORWARD(cudaError_t, cudaGraphLaunch_ptsz, (cudaGraphExec_t g, cudaStream_t st), (g, st), dw::count(), st)
-KG_FORWARD(cudaError_t, cudaMemsetAsync, (void* p, int v, size_t n, cudaStream_t st), (p, v, n, st), dw::count(), st)
-KG_FORWARD(cudaError_t, cudaMemsetAsync_ptsz, (void* p, int v, size_t n, cudaStream_t st), (p, v, n, st), dw::count(), st)
-KG_FORWARD(cudaError_t, cudaMemset, (void* p, int v, size_t n), (p, v, n), dw::count(), NO_STREAM)
-KG_FORWARD(cudaError_t, cudaMemset_ptds, (void* p, int v, size_t n), (p, v, n), dw::count(), NO_STREAM)
+           (k, g, b, a, s, st), dw::count(), st, true)
+KG_FORWARD(cudaError_t, cudaGraphLaunch, (cudaGraphExec_t g, cudaStream_t st), (g, st), dw::count(), st, false)
+KG_FORWARD(cudaError_t, cudaGraphLaunch_ptsz, (cudaGraphExec_t g, cudaStream_t st), (g, st), dw::count(), st, true)
+KG_FORWARD(cudaError_t, cudaMemsetAsync, (void* p, int v, size_t n, cudaStream_t st), (p, v, n, st), dw::count(), st, false)
+KG_FORWARD(cudaError_t, cudaMemsetAsync_ptsz, (void* p, int v, size_t n, cudaStream_t st), (p, v, n, st), dw::count(), st, true)
+KG_FORWARD(cudaError_t, cudaMemset, (void* p, int v, size_t n), (p, v, n), dw::count(), NO_STREAM, false)
+KG_FORWARD(cudaError_t, cudaMemset_ptds, (void* p, int v, size_t n), (p, v, n), dw::count(), NO_STREAM, true)
 KG_FORWARD(cudaError_t, cudaMemcpyAsync, (void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t st), (d, s, n, k, st),
-           dw::count_copy(d, s, k), st)
+           dw::count_copy(d, s, k), st, false)
 KG_FORWARD(cudaError_t, cudaMemcpyAsync_ptsz, (void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t st), (d, s, n, k, st),
-           dw::count_copy(d, s, k), st)
-KG_FORWARD(cudaError_t, cudaMemcpy, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k), dw::count_copy(d, s, k), NO_STREAM)
-KG_FORWARD(cudaError_t, cudaMemcpy_ptds, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k), dw::count_copy(d, s, k),
-           NO_STREAM)
+           dw::count_copy(d, s, k), st, true)
+KG_FORWARD_THEN(cudaError_t, cudaMemcpy, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k), dw::count_copy(d, s, k),
+                NO_STREAM, false, dw::note_synchronous_copy(d, s, k, false, r))
+KG_FORWARD_THEN(cudaError_t, cudaMemcpy_ptds, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k), dw::count_copy(d, s, k),
+                NO_STREAM, true, dw::note_synchronous_copy(d, s, k, true, r))
 
 #undef KG_FORWARD
+#undef KG_FORWARD_THEN
 #undef NO_STREAM
 
 bool kg::runner::device_work::install() {
@@ -217,5 +218,5 @@ bool kg::runner::device_work::install() {
   KG_RESOLVE(cudaMemcpy)
   KG_RESOLVE(cudaMemcpy_ptds)
 #undef KG_RESOLVE
-  return ok;
+  return install_ordering() && ok;
 }

@@ -8,9 +8,14 @@
 // copy of a result computed on the host, or a host function queued on a stream, is not device
 // work.
 //
-// Bracketing (timed calls): work queued on a stream other than the timed one gets an event on its
-// stream just before and just after it, so the runner can tell whether it ran inside the call's
-// start and stop events.
+// Bracketing (every call on cuda:0, timed or not): work queued on a stream other than the call's
+// own gets an event on its stream just before and just after it, so the runner can tell whether
+// it ran inside the call's start and stop events.
+//
+// Ordering (the same calls; stream_order.h, stream_order_watch.h): kg-runner also defines the
+// event-record, stream-wait and synchronisation entry points, and follows which streams are
+// ordered after the call's stream; work queued on one that is not can start before the call's
+// inputs are written, on every call whatever its size or timing.
 #pragma once
 
 #include <cstdint>
@@ -34,8 +39,12 @@ constexpr int kMaxBracketed = 16;
 bool create_bracket_events();
 // Brackets the work queued by any thread on streams other than `timed` until disarm_timed().
 // With the legacy default stream as `timed`, work on it (stream 0 or cudaStreamLegacy) is its own.
+// Both also start and stop the ordering watch.
 void arm_timed(CUstream_st* timed);
 void disarm_timed();
+// Whether the last armed call queued work (a launch, memset, copy or graph) on a stream that was
+// not ordered after its stream at that moment (no event of it waited for, no host wait for it).
+bool queued_unordered_work();
 // After the device is idle: the longest time (seconds) by which bracketed work began before
 // `start` completed or ended after `stop` completed; 0 when none did or nothing was bracketed.
 double outside_timed_region(CUevent_st* start, CUevent_st* stop);

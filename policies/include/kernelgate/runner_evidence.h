@@ -21,8 +21,9 @@ enum class RunnerObservation : uint8_t {
   UnwrittenBool,              // a bool output held bytes other than 0/1 (poison never overwritten)
   NoDeviceWork,               // a judged call on cuda:0 returned elements but queued no device work
   WorkOutsideTimedRegion,     // a timed call's own-stream work ran outside its start/stop events
+  SideStreamNotOrdered,       // a call queued work on a stream never ordered after the call's stream
 };
-inline constexpr int kRunnerObservationCount = 11;
+inline constexpr int kRunnerObservationCount = 12;
 
 // A small set of observations (one bit each; not the wire's bit layout).
 class ObservationSet {

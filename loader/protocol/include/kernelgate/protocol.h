@@ -56,6 +56,7 @@ enum Evidence : uint32_t {
   kEvidenceUnwrittenBool = 1u << 8,  // a bool output held bytes other than 0/1 (poison never overwritten); set to 1 before encoding
   kEvidenceNoDeviceWork = 1u << 9,   // a judged call on cuda:0 returned elements but its host code queued no device work
   kEvidenceWorkOutsideTimedRegion = 1u << 10,  // a timed call's work on a stream of its own ran before its start or after its stop event
+  kEvidenceSideStreamNotOrdered = 1u << 11,    // a call queued work on a stream not ordered after its stream (no wait, no host sync)
 };
 
 constexpr uint32_t kMaxDispatched = 16;        // distinct operators reported per Call

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace kg::loader {
+namespace kg::digest {
 
 class Sha256 {
  public:
@@ -29,4 +29,4 @@ std::string sha256_hex(const std::string& data);
 // Hash of a file's bytes; empty string when it cannot be read.
 std::string sha256_file(const std::string& path);
 
-}  // namespace kg::loader
+}  // namespace kg::digest

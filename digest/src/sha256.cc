@@ -1,10 +1,10 @@
-#include "sha256.h"
+#include "kernelgate/sha256.h"
 
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 
-namespace kg::loader {
+namespace kg::digest {
 namespace {
 
 constexpr uint32_t kK[64] = {0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -109,4 +109,4 @@ std::string sha256_file(const std::string& path) {
   return h.hex();
 }
 
-}  // namespace kg::loader
+}  // namespace kg::digest

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Throughput of `kernelgate eval --batch` against one `kernelgate eval` per submission.
+
+    tools/bench-batch.py [--kernelgate build/bin/kernelgate] [--n 20] [--kind cpu|cuda|nvrtc]
+                         [--device cpu|cuda] [--jobs N] [--timing] [--keep DIR]
+
+Makes N single-op relu submissions of the kind (copies of the bundled example, each with a
+comment of its own so that no two share a build), then in one run, side by side:
+  loop cold    one `kernelgate eval SUB` after another, fresh build cache (today's way)
+  batch cold   `kernelgate eval --batch DIR --jobs N`, fresh build cache
+  loop cached  the loop again, its cache warm
+  batch cached the batch again, its cache warm
+and prints evaluations per minute for each and the batch/loop ratios. Every verdict must be
+pass in all four (the script says so and exits 1 otherwise). Timing is off unless --timing.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLE = {
+    "cpu": os.path.join(HERE, "..", "examples", "correct", "relu__default"),
+    "cuda": os.path.join(HERE, "..", "examples", "cuda", "correct", "relu__default"),
+    "nvrtc": os.path.join(HERE, "..", "examples", "nvrtc", "correct", "relu__default"),
+}
+
+
+def make_batch(root, n, kind):
+    batch = os.path.join(root, "batch")
+    for i in range(n):
+        dest = os.path.join(batch, f"sub{i:03d}", "relu__default")
+        shutil.copytree(EXAMPLE[kind], dest)
+        for name in os.listdir(dest):
+            path = os.path.join(dest, name)
+            with open(path) as f:
+                text = f.read()
+            with open(path, "w") as f:
+                f.write(f"// submission {i}\n" + text)
+    return batch
+
+
+def verdicts_of(results_paths):
+    out = {}
+    for sub, path in results_paths:
+        with open(path) as f:
+            for op in json.load(f)["ops"]:
+                out[(sub, op["op"])] = op["verdict"]
+    return out
+
+
+def run_loop(kg, batch, out, common, env):
+    subs = sorted(os.listdir(batch))
+    t0 = time.monotonic()
+    for sub in subs:
+        subprocess.run([kg, "eval", os.path.join(batch, sub), "--out", os.path.join(out, sub), "--jobs", "1"] + common,
+                       env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seconds = time.monotonic() - t0
+    return seconds, verdicts_of([(s, os.path.join(out, s, "results.json")) for s in subs])
+
+
+def run_batch(kg, batch, out, common, env, jobs):
+    t0 = time.monotonic()
+    subprocess.run([kg, "eval", "--batch", batch, "--out", out, "--jobs", str(jobs)] + common, env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seconds = time.monotonic() - t0
+    subs = sorted(os.listdir(batch))
+    return seconds, verdicts_of([(s, os.path.join(out, s, "results.json")) for s in subs])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kernelgate", default=os.path.join(HERE, "..", "build", "bin", "kernelgate"))
+    ap.add_argument("--n", type=int, default=20)
+    ap.add_argument("--kind", choices=sorted(EXAMPLE), default="cpu")
+    ap.add_argument("--device", choices=["cpu", "cuda"], default=None)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--timing", action="store_true")
+    ap.add_argument("--keep", help="leave the batch and outputs in this folder")
+    a = ap.parse_args()
+    device = a.device or ("cpu" if a.kind == "cpu" else "cuda")
+    root = a.keep or tempfile.mkdtemp(prefix="kg-bench-batch-")
+    os.makedirs(root, exist_ok=True)
+    batch = make_batch(root, a.n, a.kind)
+    common = ["--device", device, "--seed", "1", "--suite", "smoke"] + ([] if a.timing else ["--no-timing"])
+    rows, ok = [], True
+    for label, cache in (("cold", "cache-cold-{}"), ("cached", None)):
+        env = dict(os.environ)
+        for who in ("loop", "batch"):
+            env["KERNELGATE_CACHE"] = os.path.join(root, f"cache-{who}")
+            if label == "cold":
+                shutil.rmtree(env["KERNELGATE_CACHE"], ignore_errors=True)
+            os.makedirs(env["KERNELGATE_CACHE"], mode=0o700, exist_ok=True)
+            out = os.path.join(root, f"out-{who}-{label}")
+            if who == "loop":
+                s, v = run_loop(a.kernelgate, batch, out, common, env)
+            else:
+                s, v = run_batch(a.kernelgate, batch, out, common, env, a.jobs)
+            bad = {k: x for k, x in v.items() if x != "pass"}
+            if len(v) != a.n or bad:
+                ok = False
+                print(f"{who} {label}: {len(v)} verdicts, not passing: {bad}", file=sys.stderr)
+            rows.append((who, label, s, a.n / s * 60))
+    print(f"{a.n} single-op {a.kind} submissions on {device}, timing {'on' if a.timing else 'off'}, --jobs {a.jobs}, {os.cpu_count()} cores")
+    print(f"{'run':<14} {'seconds':>8} {'evals/min':>10}")
+    for who, label, s, rate in rows:
+        print(f"{who + ' ' + label:<14} {s:8.1f} {rate:10.1f}")
+    by = {(w, l): r for w, l, _, r in rows}
+    for label in ("cold", "cached"):
+        print(f"batch/loop {label}: {by[('batch', label)] / by[('loop', label)]:.2f}x")
+    if not a.keep:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+// `kernelgate eval --batch DIR` / `--batch-list FILE`: many submissions into one OUT (engine.h).
+#include "eval_cli.h"
+
+#include "kernelgate/engine.h"
+#include "kernelgate/text_safety.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+namespace kg::cli {
+namespace {
+
+// --shard, else the Slurm array's environment, else the whole batch. False (with a message) when malformed.
+bool batch_shard(const EvalCli& cli, results::Shard* shard) {
+  std::string error;
+  std::optional<results::Shard> s = cli.shard.empty() ? results::shard_from_environment(&error) : results::parse_shard(cli.shard, &error);
+  if (!error.empty()) {
+    print_error("eval", (cli.shard.empty() ? "" : "--shard: ") + error);
+    return false;
+  }
+  if (s) *shard = *s;
+  return true;
+}
+
+void print_table(const engine::BatchOutcome& outcome) {
+  std::printf("%-28s %-9s %-9s %s\n", "submission", "verdict", "ops", "rules");
+  for (const results::BatchEntry& e : outcome.entries) {
+    int passed = 0, total = 0;
+    std::string verdict = "pass", rules;
+    for (const auto& op : e.results.value("ops", results::json::array())) {
+      ++total;
+      const std::string v = op.value("verdict", "error");
+      if (v == "pass") ++passed;
+      else if (verdict == "pass" || v == "rejected" || (v == "error" && verdict == "fail")) verdict = v;
+      for (const auto& viol : op.value("violations", results::json::array())) {
+        const std::string rule = viol.value("rule", "");
+        if (rules.find(rule) == std::string::npos) rules += (rules.empty() ? "" : ",") + rule;
+      }
+    }
+    if (total == 0) verdict = "error";
+    std::printf("%-28s %-9s %-9s %s\n", text::terminal_safe(e.name).c_str(), verdict.c_str(),
+                (std::to_string(passed) + "/" + std::to_string(total)).c_str(), rules.c_str());
+  }
+}
+
+}  // namespace
+
+int run_batch_cli(const EvalCli& cli) {
+  engine::BatchOptions o;
+  o.eval = cli.opt;
+  o.out_dir = cli.opt.out_dir;
+  o.jobs = cli.opt.jobs;
+  o.device_pools = cli.device_pools;
+  o.resume = cli.resume;
+  if (!batch_shard(cli, &o.shard)) return 2;
+  engine::BatchOutcome outcome;
+  try {
+    o.submissions = cli.batch_dir.empty() ? engine::submissions_listed(cli.batch_list) : engine::submissions_in(cli.batch_dir);
+    const policy::Policy policy = policy::load(cli.policy_name);
+    outcome = engine::run_batch(o, policy);
+  } catch (const std::exception& e) {
+    print_error("eval", e.what());
+    return 2;
+  }
+  print_table(outcome);
+  std::cout << "\nsummary: " << (std::filesystem::path(o.out_dir) / "summary.json").string() << "\n";
+  return results::batch_exit_code(outcome.entries);
+}
+
+}  // namespace kg::cli
