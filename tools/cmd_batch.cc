@@ -23,24 +23,21 @@ bool batch_shard(const EvalCli& cli, results::Shard* shard) {
   return true;
 }
 
+// One line per submission, its verdict and rules as summary.json has them (batch_summary_json).
 void print_table(const engine::BatchOutcome& outcome) {
+  const results::json summary = results::batch_summary_json(outcome.identity, outcome.entries);
   std::printf("%-28s %-9s %-9s %s\n", "submission", "verdict", "ops", "rules");
-  for (const results::BatchEntry& e : outcome.entries) {
+  for (const results::json& sub : summary["submissions"]) {
     int passed = 0, total = 0;
-    std::string verdict = "pass", rules;
-    for (const auto& op : e.results.value("ops", results::json::array())) {
+    std::string rules;
+    for (const results::json& op : sub["ops"]) {
       ++total;
-      const std::string v = op.value("verdict", "error");
-      if (v == "pass") ++passed;
-      else if (verdict == "pass" || v == "rejected" || (v == "error" && verdict == "fail")) verdict = v;
-      for (const auto& viol : op.value("violations", results::json::array())) {
-        const std::string rule = viol.value("rule", "");
-        if (rules.find(rule) == std::string::npos) rules += (rules.empty() ? "" : ",") + rule;
-      }
+      passed += op["verdict"] == "pass";
+      for (const results::json& rule : op["rules"])
+        if (rules.find(rule.get<std::string>()) == std::string::npos) rules += (rules.empty() ? "" : ",") + rule.get<std::string>();
     }
-    if (total == 0) verdict = "error";
-    std::printf("%-28s %-9s %-9s %s\n", text::terminal_safe(e.name).c_str(), verdict.c_str(),
-                (std::to_string(passed) + "/" + std::to_string(total)).c_str(), rules.c_str());
+    std::printf("%-28s %-9s %-9s %s\n", text::terminal_safe(sub["name"].get<std::string>()).c_str(),
+                sub["verdict"].get<std::string>().c_str(), (std::to_string(passed) + "/" + std::to_string(total)).c_str(), rules.c_str());
   }
 }
 
