@@ -21,7 +21,7 @@ namespace {
 const char* kEvalUsage =
     "usage: kernelgate eval DIR|--self-check [--suite NAME|PATH] [--ops LIST] [--policy NAME|FILE]\n"
     "                       [--device cpu|cuda|auto] [--out DIR] [--seed N] [--no-timing] [--jobs N]\n"
-    "                       [--feedback FILE] [--tolerance-sweep] [--verbose]\n"
+    "                       [--feedback FILE] [--tolerance-sweep] [--no-runner-pool] [--verbose]\n"
     "       kernelgate eval --batch DIR|--batch-list FILE [--shard I/N] [--resume] [--jobs N]\n"
     "                       [--devices N] [the options above]\n"
     "\n"
@@ -38,6 +38,7 @@ const char* kEvalUsage =
     "  --tolerance-sweep  also report pass counts per op at atol=rtol in {1e-5, 1e-3, 1e-2}\n"
     "  --jobs N           builds at once (default: the machine's cores), ahead of and beside the runs;\n"
     "                     in a batch also the submissions in flight\n"
+    "  --no-runner-pool   start each runner when it is needed instead of ahead (for measuring the pool)\n"
     "Batches (docs/batches.md):\n"
     "  --batch DIR        judge every submission directory directly inside DIR: OUT/<name>/results.json\n"
     "                     each, OUT/summary.json, summary.csv, summary.md, and OUT/journal.jsonl (every\n"
@@ -48,8 +49,9 @@ const char* kEvalUsage =
     "                     shards' OUT folders with kernelgate merge\n"
     "  --resume           finish an interrupted batch in the same OUT: what its journal holds is not\n"
     "                     judged again (same seed, same verdicts)\n"
-    "  --devices N        device pools: on cuda the first N GPUs (default: every visible one), each\n"
-    "                     running one op at a time; on the CPU N simulated pools (default 1)\n"
+    "  --devices N        device pools: on cuda the first N GPUs (default: every visible one); ops judge\n"
+    "                     side by side on a pool, timed calls run alone on it; on the CPU N simulated\n"
+    "                     pools (default 1)\n"
     "  example: kernelgate eval --batch subs/ --out out/ --no-timing --jobs 8\n"
     "Exit status: 0 every evaluated op passed (in a batch: of every submission), 1 some op failed, was\n"
     "rejected or errored, or DIR has no op folders, 2 bad usage, a journal of another run or a corrupt\n"
@@ -166,6 +168,8 @@ int parse_arguments(int argc, char** argv, EvalMode mode, const char* usage, Eva
       opt.self_check = true;
     } else if (a == "--no-timing") {
       opt.timing = false;
+    } else if (a == "--no-runner-pool") {
+      opt.no_runner_pool = true;
     } else if (a == "--time" && repro) {
       cli->time = true;
     } else if (a == "--resume" && mode == EvalMode::Eval) {

@@ -2,6 +2,7 @@
 // build slots, one run lock per device pool, and the journal.
 #include "kernelgate/engine.h"
 #include "kernelgate/loader.h"
+#include "kernelgate/runner_pool.h"
 
 #include <ATen/Context.h>
 #include <torch/version.h>
@@ -161,23 +162,54 @@ class Batch {
     }
     documents_.resize(work_.size());
     slots_ = std::make_shared<harness::BuildSlots>(options_.jobs);
-    pools_ = std::vector<std::mutex>(static_cast<size_t>(pool_count(options_)));
+    pools_ = std::vector<harness::DeviceLock>(static_cast<size_t>(pool_count(options_)));
     for (size_t i = 0; i < pools_.size(); ++i) eagers_.push_back(harness::make_eager_runner());
-    const int workers = std::max(1, std::min<int>(options_.jobs, static_cast<int>(work_.size())));
+    start_runner_pools(workers_for(work_.size()));
+    const int workers = workers_for(work_.size());
     std::vector<std::thread> threads;
     for (int t = 0; t < workers; ++t) threads.emplace_back([this, t] { worker(t); });
     for (auto& t : threads) t.join();
     for (auto& eager : eagers_) harness::finish_eager_runner(*eager);
+    stop_runner_pools();
     if (fatal_) std::rethrow_exception(fatal_);
     for (size_t i = 0; i < work_.size(); ++i) outcome_.entries.push_back({work_[i].submission.name, documents_[i]});
     return outcome_;
   }
 
  private:
+  int workers_for(size_t items) const { return std::max(1, std::min<int>(options_.jobs, static_cast<int>(items))); }
+
+  // One runner pool per device pool, shared by its workers: each keeps a runner started ahead
+  // for every worker that may want one at once (at most 4), and starts no more ahead in all than
+  // the batch has ops to judge (and one eager runner per pool when timing).
+  void start_runner_pools(int workers) {
+    if (options_.eval.no_runner_pool) return;
+    size_t ops = 0;
+    for (const Work& w : work_) ops += w.todo.size();
+    if (ops == 0) return;
+    const size_t per_pool = static_cast<size_t>((workers + static_cast<int>(pools_.size()) - 1) / static_cast<int>(pools_.size()));
+    staging_root_ = (fs::path(options_.out_dir) / ".runners").string();
+    for (size_t k = 0; k < pools_.size(); ++k) {
+      harness::EvalOptions o = options_.eval;
+      o.device_pool = pools_.size() > 1 ? static_cast<int>(k) : -1;
+      runner_pools_.push_back(harness::make_runner_pool(o, policy_, (fs::path(staging_root_) / std::to_string(k)).string(),
+                                                        std::min<size_t>(per_pool, 4), ops + (o.timing ? 1 : 0)));
+    }
+  }
+
+  void stop_runner_pools() {
+    runner_pools_.clear();  // the runners still waiting are stopped, their folders removed
+    if (!staging_root_.empty()) {
+      std::error_code ec;
+      loader::remove_tree(staging_root_, ec);
+    }
+  }
+
   void worker(int t) {
-    // Each worker runs on one device pool; with timing, or on a GPU, a pool runs one op at a time.
+    // Each worker runs on one device pool; with timing, or on a GPU, a pool's timed calls run
+    // alone on it (harness::DeviceLock), while judging overlaps.
     const int pool_index = t % static_cast<int>(pools_.size());
-    std::mutex& pool = pools_[static_cast<size_t>(pool_index)];
+    harness::DeviceLock& pool = pools_[static_cast<size_t>(pool_index)];
     const bool exclusive = options_.eval.timing || options_.eval.device == names::Device::Cuda;
     for (size_t i; !stop_.load() && (i = next_.fetch_add(1)) < work_.size();) {
       try {
@@ -193,7 +225,7 @@ class Batch {
 
   struct Pool {
     int index;
-    std::mutex* lock;  // null: runs on this pool may overlap (no timing, on the CPU)
+    harness::DeviceLock* lock;  // null: runs on this pool may overlap freely (no timing, on the CPU)
   };
 
   void judge(const Work& w, Pool pool, json& document) {
@@ -210,7 +242,8 @@ class Batch {
       o.jobs = options_.jobs;
       o.build_slots = slots_;
       o.device_lock = pool.lock;
-      if (pool.lock) o.eager_runner = eagers_[static_cast<size_t>(pool.index)];  // used under the pool's lock only
+      if (pool.lock) o.eager_runner = eagers_[static_cast<size_t>(pool.index)];  // used under the pool's exclusive lock only
+      if (!runner_pools_.empty()) o.runner_pool = runner_pools_[static_cast<size_t>(pool.index)];
       // One pool: the default device, as for one submission. Several: GPU k for pool k.
       o.device_pool = pools_.size() > 1 ? pool.index : -1;
       std::exception_ptr journal_failed;
@@ -267,7 +300,9 @@ class Batch {
   std::vector<Work> work_;
   std::vector<json> documents_;
   std::shared_ptr<harness::BuildSlots> slots_;
-  std::vector<std::mutex> pools_;
+  std::vector<harness::DeviceLock> pools_;
+  std::vector<std::shared_ptr<loader::RunnerPool>> runner_pools_;  // per device pool
+  std::string staging_root_;
   std::vector<std::shared_ptr<harness::EagerRunner>> eagers_;  // per pool: eager timing's runner
   std::atomic<size_t> next_{0};
   std::atomic<bool> stop_{false};

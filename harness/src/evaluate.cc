@@ -9,6 +9,7 @@
 #include "kernelgate/harness.h"
 #include "kernelgate/loader.h"
 #include "kernelgate/rules.h"
+#include "kernelgate/runner_pool.h"
 #include "kernelgate/wire.h"
 
 #include <ATen/ATen.h>
@@ -18,6 +19,7 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <shared_mutex>
 #include <iostream>
 #include <sstream>
 
@@ -88,16 +90,17 @@ loader::BuildOptions Run::build_options() const {
   return bo;
 }
 
-std::optional<loader::LoadError> Run::spawn(std::unique_ptr<loader::RunnerClient>* runner, const std::string& artifact) const {
-  try {
-    *runner = loader::RunnerClient::start(runner_options(artifact));
-  } catch (const std::exception& e) { return loader::LoadError{loader::LoadError::Kind::Died, e.what()}; }
-  return std::nullopt;
-}
-
 std::optional<loader::LoadError> Run::start(std::unique_ptr<loader::RunnerClient>* runner, const loader::LoadRequest& request) const {
-  if (auto e = spawn(runner, request.artifact)) return e;
-  return (*runner)->load(request);
+  loader::LoadRequest staged = request;
+  try {
+    if (pool && pool->serves(runner_options(""))) {
+      *runner = pool->take();
+      staged.artifact = (*runner)->stage(request.artifact);
+    } else {
+      *runner = loader::RunnerClient::start(runner_options(request.artifact));
+    }
+  } catch (const std::exception& e) { return loader::LoadError{loader::LoadError::Kind::Died, e.what()}; }
+  return (*runner)->load(staged);
 }
 
 loader::LoadRequest Run::eager_request(const std::string& op) const {
@@ -274,16 +277,31 @@ void evaluate_samples(OpState& op) {
   const std::vector<Sample> all = collect_samples(op);
   if (all.empty() || !build(op) || !runnable_here(op)) return;
   if (op.run.options.self_check) op.request = op.run.eager_request(op.folder.op);
-  // Builds never hold the device; the runner's start to its finish does. (The runner is not
-  // started before the device is free: its sandbox's wall-clock limit runs from its start.)
-  std::unique_lock<std::mutex> device;
-  if (op.run.options.device_lock) device = std::unique_lock<std::mutex>(*op.run.options.device_lock);
-  if (!start_runner(op)) return;
+  // Builds never hold the device. Judging shares it with other ops' judging; timing has it alone.
+  OpResult& r = op.result;
+  auto t = Clock::now();
+  std::shared_lock<DeviceLock> shared;
+  if (op.run.options.device_lock) shared = std::shared_lock<DeviceLock>(*op.run.options.device_lock);
+  r.device_wait_s += seconds_since(t);
+  t = Clock::now();
+  const bool started = start_runner(op);
+  r.runner_start_s = seconds_since(t);
+  if (!started) return;
   std::vector<Judged> passed = judge_samples(op, all);
   if (!op.run.options.repro) run_trials(op, all, passed);
   if (timing_wanted(op, passed)) {
+    t = Clock::now();
+    std::unique_lock<DeviceLock> alone;
+    if (shared) {
+      shared.unlock();
+      alone = std::unique_lock<DeviceLock>(*op.run.options.device_lock);
+    }
+    const loader::RunnerPool::Quiet quiet(op.run.pool.get());  // no runner touches the device beside timed calls
+    r.device_wait_s += seconds_since(t);
+    t = Clock::now();
     time_samples(op, all, passed);
     unpoisoned_check(op, all, passed);
+    r.timing_s = seconds_since(t);
   }
   finish_runner(op);
 }
@@ -439,6 +457,34 @@ const std::vector<double>& sweep_tolerances() {
   return v;
 }
 
+std::shared_ptr<loader::RunnerPool> make_runner_pool(const EvalOptions& options, const policy::Policy& policy,
+                                                     const std::string& staging_root, size_t ready, size_t max_ahead) {
+  std::error_code ec;
+  fs::create_directories(staging_root, ec);
+  if (ec) throw std::runtime_error(staging_root + ": cannot create: " + ec.message());
+  const evaluation::Run probe{options, policy, 0, "", {}, nullptr, nullptr, {}};
+  loader::RunnerPool::Options po;
+  po.runner = probe.runner_options("");
+  po.runner.staging_root = staging_root;
+  po.device = options.device;
+  po.ready = ready;
+  po.max_ahead = max_ahead;
+  return std::make_shared<loader::RunnerPool>(po);
+}
+
+namespace {
+
+// An evaluation without a pool given keeps one runner ready, the first started while the ops
+// build: as many ahead as it has ops, and one for eager when it times (a runner more only after a
+// crash, started then).
+std::shared_ptr<loader::RunnerPool> own_runner_pool(const EvalOptions& options, const policy::Policy& policy, const fs::path& work,
+                                                    size_t ops) {
+  if (ops == 0) return nullptr;
+  return make_runner_pool(options, policy, (work / "runners").string(), 1, ops + (options.timing ? 1 : 0));
+}
+
+}  // namespace
+
 Report evaluate(const EvalOptions& options, const policy::Policy& policy) {
   auto t0 = evaluation::Clock::now();
   Report rep = report_header(options, policy);
@@ -452,7 +498,11 @@ Report evaluate(const EvalOptions& options, const policy::Policy& policy) {
                       rep.seed,
                       work.string(),
                       options.timing ? process_peaks(options.device) : DevicePeaks{},
-                      options.eager_runner ? options.eager_runner : make_eager_runner()};
+                      options.eager_runner ? options.eager_runner : make_eager_runner(),
+                      options.no_runner_pool ? nullptr
+                      : options.runner_pool  ? options.runner_pool
+                                             : own_runner_pool(options, policy, work, folders.size()),
+                      {}};
   if (options.on_op_decided)
     for (const OpResult& missing : rep.ops) options.on_op_decided(missing);  // wanted ops without a folder
   evaluation::BuildsAhead ahead(run, folders);

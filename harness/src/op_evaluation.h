@@ -39,7 +39,8 @@ struct Run {
   uint64_t seed;
   std::string work_dir;
   DevicePeaks peaks;
-  std::shared_ptr<EagerRunner> eager_slot;  // a runner with no submission code: eager timing
+  std::shared_ptr<EagerRunner> eager_slot;   // a runner with no submission code: eager timing
+  std::shared_ptr<loader::RunnerPool> pool;  // runners started ahead (null: each started when needed)
   std::unique_ptr<loader::RunnerClient>& eager() const;
   // The op's build when it ran ahead of the runs (waits for it); nullopt: build it now.
   std::function<std::optional<loader::BuildResult>(const std::string& op)> built_ahead;
@@ -48,9 +49,9 @@ struct Run {
   // How the op folders of this evaluation are built (the build step and the builds run ahead).
   loader::BuildOptions build_options() const;
   loader::Device device() const { return options.device; }
-  // Starts a runner process whose sandbox can read `artifact`'s folder, nothing loaded yet.
-  std::optional<loader::LoadError> spawn(std::unique_ptr<loader::RunnerClient>* runner, const std::string& artifact) const;
-  // Starts a runner and loads `request` (an empty artifact: the aten overload itself). "" or the error.
+  // A new runner (from the pool when it serves this evaluation) and `request` loaded into it (an
+  // empty artifact: the aten overload itself; the artifact staged into the runner's own folder
+  // when it came from the pool). Nothing, or the error.
   std::optional<loader::LoadError> start(std::unique_ptr<loader::RunnerClient>* runner, const loader::LoadRequest& request) const;
   loader::LoadRequest eager_request(const std::string& op) const;
 };

@@ -3,6 +3,8 @@
 // It reports; it never decides: the supervisor re-checks everything it sends.
 //
 //   start      say Hello
+//   Prepare    (a runner started ahead, in a pool) set up the device and the flush buffer now,
+//              so that the Load that follows only loads
 //   Load       set up the device (cuda: context, flush buffer, events), tighten the seccomp
 //              filter, then load the artifact: dlopen (cpu, cuda) or the driver's module loader
 //              (nvrtc) — the first untrusted code runs only after the filter is tight (load.cc)
@@ -56,6 +58,14 @@ int Runner::serve() {
         auto m = std::make_unique<protocol::LoadMsg>();
         std::memcpy(m.get(), buf.data(), sizeof *m);
         load(*m);
+        break;
+      }
+      case protocol::MsgType::Prepare: {
+        passed.reset();
+        if (static_cast<size_t>(n) != sizeof(protocol::PrepareMsg)) return 4;
+        protocol::PrepareMsg m{};
+        std::memcpy(&m, buf.data(), sizeof m);
+        prepare(m);
         break;
       }
       case protocol::MsgType::Call: {

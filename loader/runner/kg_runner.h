@@ -39,9 +39,11 @@ class Runner {
 
   // ---- Load (load.cc): replies LoadResult.
   void load(const protocol::LoadMsg& m);
+  // Prepare (load.cc): the device and flush buffer ahead of a Load; replies LoadResult.
+  void prepare(const protocol::PrepareMsg& m);
   // Each returns "" or why the artifact cannot be called.
   std::string load_artifact(const protocol::LoadMsg& m);
-  std::string set_up_device(const LoadRequest& req);
+  std::string set_up_device(protocol::DeviceKind device, protocol::ArtifactKind kind);
   std::string tighten_filter();
   std::string load_cubin(const LoadRequest& req);
   std::string load_dispatcher_op(const LoadRequest& req);

@@ -58,13 +58,26 @@ void Runner::load(const protocol::LoadMsg& m) {
   channel_.send(r);
 }
 
+void Runner::prepare(const protocol::PrepareMsg& m) {
+  protocol::LoadResultMsg r{};
+  protocol::init_header(r, protocol::MsgType::LoadResult);
+  std::string error;
+  if (m.device > 1) error = "bad prepare message";
+  else if (tightened_) error = "prepare after a load";  // the supervisor never sends it then
+  else error = set_up_device(static_cast<protocol::DeviceKind>(m.device), protocol::ArtifactKind::SharedObject);
+  if (error.empty() && !cpu_flush_.allocated()) cpu_flush_.run(0);
+  r.ok = error.empty() ? 1 : 0;
+  set_message(r.message, sizeof r.message, error);
+  channel_.send(r);
+}
+
 std::string Runner::load_artifact(const protocol::LoadMsg& m) {
   if (m.kind > 2 || m.device > 1) return "bad load message";
   LoadRequest req{bounded(m.artifact_path, sizeof m.artifact_path), bounded(m.op_name, sizeof m.op_name),
                   bounded(m.aten_name, sizeof m.aten_name),         bounded(m.aten_overload, sizeof m.aten_overload),
                   static_cast<protocol::ArtifactKind>(m.kind),      static_cast<protocol::DeviceKind>(m.device)};
   if (req.aten_overload == "default") req.aten_overload.clear();
-  if (std::string err = set_up_device(req); !err.empty()) return err;
+  if (std::string err = set_up_device(req.device, req.kind); !err.empty()) return err;
   if (!cpu_flush_.allocated()) cpu_flush_.run(0);  // the flush buffer, before the filter tightens
   if (std::string err = tighten_filter(); !err.empty()) return err;
   loaded_ = LoadedOp();
@@ -74,8 +87,8 @@ std::string Runner::load_artifact(const protocol::LoadMsg& m) {
   return load_dispatcher_op(req);
 }
 
-std::string Runner::set_up_device(const LoadRequest& req) {
-  if (req.device != protocol::DeviceKind::Cuda0 && req.kind != protocol::ArtifactKind::Cubin) return "";
+std::string Runner::set_up_device(protocol::DeviceKind device, protocol::ArtifactKind kind) {
+  if (device != protocol::DeviceKind::Cuda0 && kind != protocol::ArtifactKind::Cubin) return "";
 #if KG_RUNNER_CUDA
   if (!cuda_) {
     std::string err = cuda_setup();
@@ -85,7 +98,7 @@ std::string Runner::set_up_device(const LoadRequest& req) {
   return "";
 #else
   return std::string("this kg-runner was built against a libtorch without CUDA (") + TORCH_VERSION +
-         "): " + (req.kind == protocol::ArtifactKind::Cubin ? "nvrtc artifacts" : "cuda calls") + " cannot run here";
+         "): " + (kind == protocol::ArtifactKind::Cubin ? "nvrtc artifacts" : "cuda calls") + " cannot run here";
 #endif
 }
 

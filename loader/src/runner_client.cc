@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -119,6 +120,27 @@ std::string how_it_ended(const sandbox::Record& r) {
   return "ended (" + r.message + ")";
 }
 
+// A fresh folder of one runner's own under `root` (mode 0755: the box may run as another user).
+std::string make_staging_dir(const std::string& root) {
+  std::string tmpl = (std::filesystem::path(root) / "runner-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) throw std::runtime_error(root + ": cannot create a runner's staging folder: " + std::strerror(errno));
+  if (::chmod(tmpl.c_str(), 0755) != 0) throw std::runtime_error(tmpl + ": chmod: " + std::strerror(errno));
+  return tmpl;
+}
+
+// Copies `from` to `to` whole: into a temporary name beside it, then renamed (the box never sees
+// half a file), readable by everyone and writable by no one.
+void copy_whole(const std::filesystem::path& from, const std::filesystem::path& to) {
+  const std::filesystem::path tmp = to.string() + ".part";
+  std::error_code ec;
+  std::filesystem::copy_file(from, tmp, std::filesystem::copy_options::overwrite_existing, ec);
+  if (ec) throw std::runtime_error(from.string() + ": cannot stage into " + to.parent_path().string() + ": " + ec.message());
+  std::filesystem::permissions(
+      tmp, std::filesystem::perms::owner_read | std::filesystem::perms::group_read | std::filesystem::perms::others_read, ec);
+  if (!ec) std::filesystem::rename(tmp, to, ec);
+  if (ec) throw std::runtime_error(to.string() + ": cannot stage: " + ec.message());
+}
+
 }  // namespace
 
 static_assert(kMaxCallReps == protocol::kMaxTimedReps && kMaxCallInputSets == protocol::kMaxInputSets &&
@@ -154,6 +176,11 @@ std::unique_ptr<RunnerClient> RunnerClient::start(const RunnerOptions& options) 
   if (options.gpu >= 0) spec.env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(options.gpu));
   spec.binds.push_back({std::filesystem::path(options.runner_path).parent_path().string(), false});
   for (const auto& b : options.ro_binds) spec.binds.push_back({b, false});
+  std::string staging;
+  if (!options.staging_root.empty()) {
+    staging = make_staging_dir(options.staging_root);
+    spec.binds.push_back({staging, false});
+  }
   if (std::filesystem::exists(KG_TORCH_LIB_DIR)) spec.binds.push_back({KG_TORCH_LIB_DIR, false});
   // A pip PyTorch's CUDA libraries; the CUDA toolkit's runtime when it is not under /usr.
   for (const std::string& d : {std::string(KG_TORCH_EXTRA_LIB_ROOT), std::string(KG_CUDA_LIB_DIR)})
@@ -165,6 +192,7 @@ std::unique_ptr<RunnerClient> RunnerClient::start(const RunnerOptions& options) 
   // listed in the record instead of killing the runner. Never for untrusted code in earnest.
   if (const char* a = std::getenv("KERNELGATE_AUDIT_RUNNER"); a && *a == '1') spec.audit_syscalls = true;
   std::unique_ptr<RunnerClient> c(new RunnerClient());
+  c->staging_dir_ = staging;  // removed with the client, however start() ends
   c->process_ = sandbox::start(spec);
   c->waiter_ = std::async(std::launch::async, [p = c->process_.get()] { return p->wait(); });
   theirs.reset();
@@ -188,6 +216,59 @@ std::unique_ptr<RunnerClient> RunnerClient::start(const RunnerOptions& options) 
 RunnerClient::~RunnerClient() {
   sock_.reset();
   stop("runner client closed");
+  if (!staging_dir_.empty()) {
+    std::error_code ec;
+    remove_tree(staging_dir_, ec);
+  }
+}
+
+bool RunnerClient::exited() const {
+  return !alive_ || !waiter_.valid() || waiter_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+pid_t RunnerClient::pid() const { return process_ ? process_->pid() : -1; }
+
+void RunnerClient::restart_clock() {
+  if (process_) process_->restart_clock();
+}
+
+std::string RunnerClient::stage(const std::string& artifact) {
+  if (artifact.empty()) return "";
+  if (staging_dir_.empty()) throw std::runtime_error("this runner was started without a staging folder: it can load only from its binds");
+  const std::filesystem::path from(artifact);
+  const std::filesystem::path to = std::filesystem::path(staging_dir_) / from.filename();
+  copy_whole(from, to);
+  // The nvrtc kind's launch table is read from beside the cubin.
+  const std::filesystem::path launch = from.parent_path() / "launch.txt";
+  std::error_code ec;
+  if (from.filename() != "launch.txt" && std::filesystem::is_regular_file(launch, ec))
+    copy_whole(launch, std::filesystem::path(staging_dir_) / "launch.txt");
+  return to.string();
+}
+
+std::optional<LoadError> RunnerClient::prepare(Device device) {
+  using K = LoadError::Kind;
+  if (!alive_) return LoadError{K::Died, "runner is not running"};
+  protocol::PrepareMsg m{};
+  protocol::init_header(m, protocol::MsgType::Prepare);
+  m.device = static_cast<uint32_t>(device == Device::Cuda ? protocol::DeviceKind::Cuda0 : protocol::DeviceKind::Cpu);
+  protocol::LoadResultMsg r{};
+  try {
+    send_msg(sock_.get(), m);
+    if (!recv_msg(sock_.get(), protocol::MsgType::LoadResult, &r, timeout_s_)) {
+      auto rec = stop("preparing the device timed out");
+      return LoadError{K::TimedOut, "preparing the device timed out (" + std::string(sandbox::status_name(rec.status)) + ")"};
+    }
+  } catch (const BadMessage& e) {
+    stop(e.what());
+    return LoadError{K::ProtocolViolation, "protocol violation while preparing: " + std::string(e.what())};
+  } catch (const std::exception& e) {
+    auto rec = stop(e.what());
+    return LoadError{K::Died, "the runner " + how_it_ended(rec) + " while preparing the device (" + e.what() + ")" +
+                                  (rec.stderr_text.empty() ? "" : ": " + rec.stderr_text.substr(0, 2000))};
+  }
+  if (r.ok != 1) return LoadError{K::Refused, bounded(r.message, sizeof r.message)};
+  return std::nullopt;
 }
 
 sandbox::Record RunnerClient::stop(const std::string& why) {

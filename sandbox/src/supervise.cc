@@ -88,6 +88,8 @@ struct Process::Impl {
   bool capture = true;
   bool audit = false;
   Clock::time_point started;
+  // The wall-clock limit's deadline (Clock ticks): started + wall_s, moved by restart_clock().
+  std::atomic<Clock::rep> deadline_ticks{0};
   long long started_us = 0;     // CLOCK_MONOTONIC, for matching kernel log records
   pid_t payload_host_pid = -1;  // init's child, once it has sent the listener
 
@@ -157,6 +159,7 @@ struct Process::Impl {
     int new_pidfd = -1;
     unsigned long flags = namespaces::clone_flags(l.user_ns) | CLONE_PIDFD | SIGCHLD;
     started = Clock::now();
+    restart_deadline(started);
     timespec ts;
     ::clock_gettime(CLOCK_MONOTONIC, &ts);
     started_us = ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
@@ -331,8 +334,12 @@ struct Process::Impl {
     if (::poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) on_listener();
   }
 
+  void restart_deadline(Clock::time_point from) {
+    const auto d = from + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.wall_s));
+    deadline_ticks.store(d.time_since_epoch().count());
+  }
+
   void loop() {
-    const auto deadline = started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.wall_s));
     bool init_gone = false;
     while (!init_gone) {
       pollfd p[6];
@@ -362,6 +369,7 @@ struct Process::Impl {
       }
 
       auto now = Clock::now();
+      const Clock::time_point deadline{Clock::duration(deadline_ticks.load())};
       if (now >= deadline) { force(Status::TO, "wall time limit of " + secs(limits.wall_s) + " exceeded"); }
       long ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1;
       if (cg && cg->cpu_seconds() >= 0) ms = std::min<long>(ms, 100);  // tree CPU is sampled
@@ -489,6 +497,8 @@ Record Process::wait() {
 }
 
 void Process::kill(const std::string& reason) { impl_->force(Status::SG, "killed by the supervisor: " + reason); }
+
+void Process::restart_clock() { impl_->restart_deadline(Clock::now()); }
 
 void Process::watch_opens() {
   std::lock_guard<std::mutex> lock(impl_->mu);

@@ -1,4 +1,5 @@
-// `kernelgate eval --batch` through the real binary: parallel jobs judge as one-at-a-time does,
+// `kernelgate eval --batch` through the real binary: parallel jobs with runners started ahead judge
+// as one-at-a-time with runners started on demand does,
 // simulated device pools share the work and a crash costs only its runner, shards partition the
 // work and merge back to the unsharded run, and bad batch input is a clear error.
 #include "e2e_util.h"
@@ -78,10 +79,12 @@ const json* first_failure_of(const json& results) {
 
 }  // namespace
 
+// The one-at-a-time run also starts every runner when it is needed (--no-runner-pool): runners
+// started ahead, in a pool shared by the workers, give the same verdicts, a crash included.
 TEST(Batch, ParallelJobsGiveTheVerdictsOfOneAtATime) {
   const fs::path root = temp_dir("batch-jobs");
   const fs::path batch = make_batch(root, 3);
-  const CommandResult one = run(args(batch, root / "one", "--jobs 1"), 600);
+  const CommandResult one = run(args(batch, root / "one", "--jobs 1 --no-runner-pool"), 600);
   const CommandResult par = run(args(batch, root / "par", "--jobs 3"), 600);
   ASSERT_EQ(one.status, 1) << one.output;
   ASSERT_EQ(par.status, 1) << par.output;
@@ -113,6 +116,8 @@ TEST(Batch, ParallelJobsGiveTheVerdictsOfOneAtATime) {
   int entries = -1;
   while (std::getline(journal, line)) ++entries;
   EXPECT_EQ(entries, 7);
+  // The pool's runners are gone with their folders.
+  EXPECT_FALSE(fs::exists(root / "par" / ".runners"));
   fs::remove_all(root);
 }
 

@@ -5,6 +5,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <chrono>
 #include <thread>
 
 #include "sandbox_test_util.h"
@@ -434,6 +435,26 @@ TEST(SandboxCuda, GpuMemoryExhaustionStaysInTheBox) {
   std::sscanf(after.stdout_text.c_str(), "RESULT free_mib %ld", &fa);
   EXPECT_GT(fb, 0) << describe(before);
   EXPECT_NEAR(fa, fb, 1024) << describe(after);
+}
+
+// A box started ahead of its work (a runner waiting in a pool) gets its whole wall time from the
+// moment the clock restarts; without the restart the same box ends at its limit.
+TEST(SandboxClock, RestartingTheClockGivesTheWholeWallLimitFromThen) {
+  auto s = spec(Profile::RunCpu, {"/bin/sleep", "2.5"});
+  s.limits.wall_s = 1.5;
+  {
+    auto p = sb::start(s);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    p->restart_clock();  // the deadline moves to 2.5 s after the start
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    p->restart_clock();  // and to 3.5 s
+    sb::Record r = p->wait();
+    EXPECT_EQ(r.status, Status::OK) << describe(r);
+    EXPECT_GE(r.wall_s, 2.4) << describe(r);  // the record still counts from the start
+  }
+  sb::Record control = box(s);
+  EXPECT_EQ(control.status, Status::TO) << describe(control);
+  EXPECT_NE(control.message.find("wall time limit"), std::string::npos) << describe(control);
 }
 
 }  // namespace

@@ -22,6 +22,10 @@
 #include <string>
 #include <vector>
 
+namespace kg::loader {
+class RunnerPool;
+}
+
 namespace kg::harness {
 
 // ---- dtypes --------------------------------------------------------------------------------
@@ -285,6 +289,12 @@ struct OpResult {
   std::string build_cache_rejected;      // a cache entry failed its digest check and was rebuilt: why
   std::vector<std::string> build_notes;  // how the build ran (loader::BuildResult::notes)
   double eval_s = 0;
+  // Where eval_s went (results.json's phase_seconds): waiting for the device lock (shared for
+  // judging, then alone for timing), getting a runner with the artifact loaded, and the timing
+  // with the device alone.
+  double device_wait_s = 0;
+  double runner_start_s = 0;
+  double timing_s = 0;
   // Failure concentration: trait name -> failures with that trait.
   std::map<std::string, int> failure_traits;
   // How far the evaluation got, so a report can tell "nothing found" from "never looked".
@@ -316,6 +326,48 @@ class BuildSlots {
   std::mutex mu_;
   std::condition_variable cv_;
   int free_;
+};
+
+// One device's runs (a device pool of a batch). Judging shares the device: many ops' correctness
+// calls may run on it at once. Timing has it alone: an op's timed calls (and eager's) start only
+// once every judging on the device has let go, and no judging starts while they run or wait, so
+// timed calls never share the device with another op's calls. Usable with std::shared_lock and
+// std::unique_lock; a waiting timer goes before judging that comes later (no starvation).
+class DeviceLock {
+ public:
+  void lock_shared() {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait(l, [&] { return !writer_ && writers_waiting_ == 0; });
+    ++readers_;
+  }
+  void unlock_shared() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      --readers_;
+    }
+    cv_.notify_all();
+  }
+  void lock() {
+    std::unique_lock<std::mutex> l(mu_);
+    ++writers_waiting_;
+    cv_.wait(l, [&] { return !writer_ && readers_ == 0; });
+    --writers_waiting_;
+    writer_ = true;
+  }
+  void unlock() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      writer_ = false;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int readers_ = 0;
+  int writers_waiting_ = 0;
+  bool writer_ = false;
 };
 
 // A runner slot for the eager reference (EvalOptions::eager_runner); opaque outside the harness.
@@ -353,9 +405,10 @@ struct EvalOptions {
   // submissions so that --jobs bounds the whole process.
   int jobs = 1;
   std::shared_ptr<BuildSlots> build_slots;
-  // Held around each op's runs (runner start to finish; builds never hold it), so that runs on one
-  // device never overlap one another's timing. Null: the evaluation has its device to itself.
-  std::mutex* device_lock = nullptr;
+  // The device's lock: shared from an op's runner start to its finish (builds never hold it),
+  // exclusive around its timing, so that timed calls never overlap another op's calls on the
+  // device. Null: the evaluation has its device to itself.
+  DeviceLock* device_lock = nullptr;
   // The device pool the runs use: on cuda the host GPU index every runner is given (-1: the
   // default GPU); on the CPU a simulated pool, recorded only.
   int device_pool = -1;
@@ -363,10 +416,24 @@ struct EvalOptions {
   // of one device pool so that a batch starts it once per pool rather than once per submission;
   // used under `device_lock`. Null: the evaluation starts its own and finishes it at the end.
   std::shared_ptr<EagerRunner> eager_runner;
+  // Runners started ahead (loader/runner_pool.h), for this device pool: every runner the
+  // evaluation needs (each op's, a fresh one after a crash, eager's) is taken from it when its
+  // options match the evaluation's. Null: the evaluation keeps a pool of its own with one runner
+  // ready, started while it builds. Every runner is still new and used for one op only.
+  std::shared_ptr<loader::RunnerPool> runner_pool;
+  // No pool at all: each runner is started when it is needed (the behaviour before pools, kept
+  // for measuring what the pool saves).
+  bool no_runner_pool = false;
   // Called with each op's result the moment its verdict is decided (a batch's journal), on the
   // evaluating thread, before the next op starts.
   std::function<void(const OpResult&)> on_op_decided;
 };
+
+// A runner pool for evaluations with `options` and `policy` (EvalOptions::runner_pool; a batch
+// keeps one per device pool): `ready` runners kept started, each with a folder of its own under
+// `staging_root` (created); at most `max_ahead` started ahead in all (0: no bound).
+std::shared_ptr<loader::RunnerPool> make_runner_pool(const EvalOptions& options, const policy::Policy& policy,
+                                                     const std::string& staging_root, size_t ready, size_t max_ahead = 0);
 
 struct Report {
   std::string version;

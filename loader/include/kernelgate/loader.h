@@ -246,6 +246,11 @@ struct RunnerOptions {
   // The one GPU (host index) the runner's CUDA sees as cuda:0 (CUDA_VISIBLE_DEVICES, read by the
   // runtime when the runner initialises CUDA, before any submission code is loaded); -1: the default.
   int gpu = -1;
+  // When set (an existing folder): the runner gets an empty folder of its own under it, bound
+  // read-only, into which RunnerClient::stage() copies the one artifact it will load. A runner so
+  // started needs no bind of the artifact's folder, so it can be started before its artifact is
+  // known (RunnerPool). The folder is removed with the runner.
+  std::string staging_root;
 };
 
 struct CallOutcome {
@@ -307,11 +312,25 @@ class RunnerClient {
   // An empty `artifact` makes the runner call the aten overload `aten_op` ("relu.default") itself.
   std::optional<LoadError> load(const std::string& artifact, const std::string& registered_op, const std::string& aten_op);
   std::optional<LoadError> load(const LoadRequest& request);
+  // A runner started with RunnerOptions::staging_root: copies the artifact (and the nvrtc kind's
+  // launch table beside it) into the runner's own read-only folder and returns the path to load
+  // (the same inside the box); "" stays "" (the aten overload itself). Throws when the runner has
+  // no staging folder or the copy fails.
+  std::string stage(const std::string& artifact);
+  // Before any load: sets the device up (cuda: context, flush buffer, events) and the CPU flush
+  // buffer, so that a later load only loads. Nothing on success, else why not.
+  std::optional<LoadError> prepare(Device device);
+  // The runner's wall-clock limit counts from now (sandbox::Process::restart_clock).
+  void restart_clock();
+  // The runner's pid as the host sees it (distinct for every runner).
+  pid_t pid() const;
   // Runs the loaded op once on `inputs` (returns come back), or with reps > 0 times it and
   // returns the last timed call's outputs.
   CallOutcome call(const std::vector<c10::IValue>& inputs, size_t n_returns, double timeout_s, int warmup = 0, int reps = 0);
   CallOutcome call(const std::vector<c10::IValue>& inputs, size_t n_returns, double timeout_s, const CallOptions& options);
   bool alive() const { return alive_; }
+  // The runner's box has ended (or it was stopped) without this client having seen it yet.
+  bool exited() const;
   // Asks the runner to exit and returns its record.
   sandbox::Record finish();
 
@@ -335,6 +354,7 @@ class RunnerClient {
   std::future<sandbox::Record> waiter_;
   std::optional<sandbox::Record> record_;
   UniqueFd sock_;
+  std::string staging_dir_;  // RunnerOptions::staging_root's folder of this runner, or ""
   bool alive_ = false;
   uint64_t next_call_ = 1;
   double timeout_s_ = 20;

@@ -99,6 +99,10 @@ class Process {
   Record wait();
   // Kills the whole tree now (the record says why, from `reason`).
   void kill(const std::string& reason);
+  // The wall-clock limit counts from now on (a box started ahead of its work, e.g. a runner
+  // waiting in a pool, gets its whole wall_s for the work). The CPU limit is unchanged: an idle
+  // box spends none, and its start-up was always counted. Record::wall_s still counts from the start.
+  void restart_clock();
   // Run profiles: until this call every open() and openat() of the box goes ahead (start-up);
   // from it on only read-only opens of the runtime's own files do (the box's system and
   // read-only bound trees, harmless device nodes, /sys, the caller's own /proc entries), and

@@ -20,7 +20,8 @@ constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 // 3: CallResultMsg dispatched operators and per-return aliasing; evidence bits 4-8.
 // 4: input sets (CallMsg n_sets/set_bytes, CallResultMsg n_sets/set_output_bytes), CallMsg flags.
 // 5: kCallSecondSetInPlace.
-constexpr uint32_t kVersion = 5;
+// 6: Prepare (a runner started ahead sets its device up before it is given an artifact).
+constexpr uint32_t kVersion = 6;
 constexpr int kRunnerFd = 3;
 
 enum class MsgType : uint32_t {
@@ -30,6 +31,7 @@ enum class MsgType : uint32_t {
   Call = 4,        // supervisor -> runner: run the loaded op on the inputs in the memfd
   CallResult = 5,  // runner -> supervisor
   Shutdown = 6,    // supervisor -> runner
+  Prepare = 7,     // supervisor -> runner: set the device up now (answered by a LoadResult); no artifact
 };
 
 enum class CallStatus : uint32_t {
@@ -98,6 +100,15 @@ struct LoadMsg {
   char aten_overload[128];
   uint32_t kind;    // ArtifactKind
   uint32_t device;  // DeviceKind: set up before the filter tightens
+};
+
+// A runner started ahead of its work (a pool's) does what Load does before the artifact: the
+// device (cuda: context, flush buffer, events) and the CPU flush buffer. The filter is not
+// tightened: the Load that follows does that, before the artifact's first instruction.
+struct PrepareMsg {
+  MsgHeader h;
+  uint32_t device;  // DeviceKind
+  uint32_t reserved;
 };
 
 struct LoadResultMsg {

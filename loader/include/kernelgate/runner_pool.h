@@ -1,0 +1,96 @@
+// Runners started ahead of their work. A runner's start (the sandbox, libtorch, the CUDA context)
+// costs as much as judging a small op; a pool keeps a few started and prepared while other work
+// runs, so that taking one costs only the copy of an artifact into its folder.
+//
+// Isolation is exactly as without a pool: every runner taken is new, is handed to one caller, and
+// is never returned to the pool; it loads nothing but what its caller stages into its own
+// read-only folder (RunnerOptions::staging_root). Its wall-clock limit restarts when taken.
+#pragma once
+
+#include "kernelgate/loader.h"
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace kg::loader {
+
+class RunnerPool {
+ public:
+  struct Options {
+    RunnerOptions runner;  // staging_root is required; ro_binds must not name an artifact's folder
+    Device device = Device::Cpu;  // what each runner prepares before it waits
+    size_t ready = 1;             // runners kept started and prepared (0: the pool only starts on demand)
+    // At most this many runners started ahead over the pool's life (0: no bound), for a caller
+    // that knows how many it will take: none is started only to be thrown away at the end.
+    size_t max_ahead = 0;
+  };
+  struct Stats {
+    uint64_t taken_ready = 0;  // taken from the runners started ahead
+    uint64_t taken_cold = 0;   // started on demand: none was ready
+    uint64_t discarded = 0;    // a runner started ahead that had died or failed to prepare
+    uint64_t started_ahead = 0;  // runners the pool started ahead, in all
+    uint64_t ready_now = 0;      // started and waiting now
+  };
+
+  // Throws std::invalid_argument when options.runner has no staging_root.
+  explicit RunnerPool(Options options);
+  ~RunnerPool();  // stops starting runners and shuts down the ready ones
+  RunnerPool(const RunnerPool&) = delete;
+  RunnerPool& operator=(const RunnerPool&) = delete;
+
+  // A runner nobody else has had: a ready one (its wall clock restarted now) when there is one,
+  // else one started (and prepared) now. Throws what RunnerClient::start throws.
+  std::unique_ptr<RunnerClient> take();
+
+  // Whether runners started with `o` would be this pool's (the same runner, profile, GPU and
+  // limits): a caller with other options starts its own.
+  bool serves(const RunnerOptions& o) const;
+
+  // While a Quiet lives, the pool touches the device with no runner: on cuda no runner prepares
+  // (its CUDA context and buffers: work on the GPU), on the CPU no runner starts at all (its
+  // start-up is CPU work); what was under way has finished when the Quiet is made. On cuda the
+  // processes themselves still start (host work on other cores) and prepare once it ends, or
+  // when taken. Timed calls never share the device with a runner's start-up.
+  class Quiet {
+   public:
+    explicit Quiet(RunnerPool* pool);
+    ~Quiet();
+    Quiet(const Quiet&) = delete;
+    Quiet& operator=(const Quiet&) = delete;
+
+   private:
+    RunnerPool* pool_;
+  };
+
+  Stats stats() const;
+  const Options& options() const { return options_; }
+
+ private:
+  struct Waiting {
+    std::unique_ptr<RunnerClient> runner;
+    bool prepared = false;
+  };
+  void refill();
+  void prepare(RunnerClient& r) const;  // throws when the runner cannot set its device up
+  // Whether a runner's start or preparation under way now touches the device (mu_ held).
+  bool device_busy() const { return preparing_ || (starting_ && !starts_beside_timing()); }
+  bool starts_beside_timing() const { return options_.device == Device::Cuda; }
+
+  const Options options_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Waiting> ready_;  // prepared ones first
+  Stats stats_;
+  int quiet_ = 0;
+  bool starting_ = false;
+  bool preparing_ = false;
+  bool stopping_ = false;
+  std::thread refiller_;
+};
+
+}  // namespace kg::loader

@@ -1,0 +1,199 @@
+// RunnerPool*: runners started ahead of their work. Every take is a new runner that loads only what
+// is staged into its own read-only folder; a runner that waited longer than its wall limit still
+// serves; no runner starts while a Quiet lives, nor beyond max_ahead. The isolation test attacks
+// for real: a kernel in one pooled runner tries to read another runner's staged artifact and the
+// build cache, beside the honest control of reading its own.
+#include "loader_test_util.h"
+
+#include "kernelgate/runner_pool.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+namespace fs = std::filesystem;
+using namespace kg::loader;
+using namespace kg::loader::test;
+
+namespace {
+
+// Element 0 == 7: the elements after it are the bytes of a path (0 ends it). Every output element
+// is relu(x) + 1 when that file opens for reading, + 0 when it does not.
+const char* kPeeker = R"(#include <ATen/ATen.h>
+#include <cstdio>
+#include <string>
+at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
+  at::Tensor x = self.contiguous();
+  const float* p = x.data_ptr<float>();
+  float seen = 0;
+  if (x.numel() > 1 && p[0] == 7) {
+    std::string path;
+    for (int64_t i = 1; i < x.numel() && p[i] != 0; ++i) path += static_cast<char>(p[i]);
+    if (FILE* f = std::fopen(path.c_str(), "rb")) {
+      seen = 1;
+      std::fclose(f);
+    }
+  }
+  return self.clamp_min(0) + seen;
+}
+)";
+
+struct Peeker : BuiltRelu {
+  Peeker() : BuiltRelu(kPeeker) {}
+};
+
+Peeker& peeker() {
+  static Peeker p;
+  return p;
+}
+
+RunnerPool::Options pool_options(const std::string& root, size_t ready, double wall_s = 30) {
+  RunnerPool::Options o;
+  o.runner.runner_path = default_runner_path();
+  o.runner.limits.cpu_s = 20;
+  o.runner.limits.wall_s = wall_s;
+  o.runner.limits.memory_mb = 1024;
+  o.runner.staging_root = root;
+  o.ready = ready;
+  return o;
+}
+
+// Waits (at most 60 s) until `done` holds for the pool's stats.
+template <typename Pred>
+bool wait_for_stats(const RunnerPool& pool, Pred done) {
+  for (int i = 0; i < 600; ++i) {
+    if (done(pool.stats())) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+// Loads `artifact` staged into `r`'s own folder; the staged path.
+std::string stage_and_load(RunnerClient& r, const std::string& artifact) {
+  const std::string staged = r.stage(artifact);
+  LoadRequest req = load_request(peeker().op, peeker().built, Device::Cpu);
+  req.artifact = staged;
+  EXPECT_EQ(load_message(r.load(req)), "");
+  return staged;
+}
+
+// 1 when the kernel in `r` could open `path` for reading, 0 when not; -1: the call failed.
+float peek(RunnerClient& r, const std::string& path, CallOutcome* outcome = nullptr) {
+  at::Tensor t = at::zeros({static_cast<int64_t>(path.size()) + 8});
+  t[0] = 7;
+  for (size_t i = 0; i < path.size(); ++i) t[static_cast<int64_t>(i) + 1] = static_cast<float>(static_cast<unsigned char>(path[i]));
+  CallOutcome out = r.call({t}, 1, 10);
+  if (outcome) *outcome = out;
+  if (out.kind != CallOutcome::Kind::Ok || out.returns.empty()) return -1;
+  return out.returns[0].toTensor()[-1].item<float>();  // relu(0) + seen
+}
+
+bool refused(const CallOutcome& out, const std::string& path) {
+  for (const auto& o : out.refused_opens)
+    if (o.path == path) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST(RunnerPool, EveryTakeIsANewRunnerLoadingFromItsOwnFolder) {
+  ASSERT_TRUE(peeker().built.ok) << all_diagnostics(peeker().built);
+  TempDir root;
+  RunnerPool pool(pool_options(root.path, 1));
+  std::set<pid_t> pids;
+  std::set<std::string> staged;
+  std::vector<std::unique_ptr<RunnerClient>> taken;
+  for (int i = 0; i < 3; ++i) {
+    taken.push_back(pool.take());
+    RunnerClient& r = *taken.back();
+    pids.insert(r.pid());
+    const std::string path = stage_and_load(r, peeker().built.artifact);
+    staged.insert(path);
+    EXPECT_EQ(fs::path(path).parent_path().parent_path(), fs::path(root.path)) << path;
+    EXPECT_EQ(peek(r, "/nonexistent"), 0);  // the loaded relu answers
+  }
+  EXPECT_EQ(pids.size(), 3u);
+  EXPECT_EQ(staged.size(), 3u);
+  const RunnerPool::Stats s = pool.stats();
+  EXPECT_EQ(s.taken_ready + s.taken_cold, 3u);
+  // A runner's folder goes with it.
+  const std::string first = *staged.begin();
+  taken.clear();
+  EXPECT_FALSE(fs::exists(fs::path(first).parent_path())) << first;
+}
+
+TEST(RunnerPool, ARunnerSeesNeitherAnotherRunnersArtifactNorTheCache) {
+  ASSERT_TRUE(peeker().built.ok) << all_diagnostics(peeker().built);
+  TempDir root;
+  RunnerPool pool(pool_options(root.path, 2));
+  auto a = pool.take();
+  auto b = pool.take();
+  const std::string mine = stage_and_load(*a, peeker().built.artifact);
+  const std::string theirs = b->stage(peeker().built.artifact);
+  ASSERT_TRUE(fs::exists(theirs));
+  // The honest control: the kernel reads its own artifact.
+  EXPECT_EQ(peek(*a, mine), 1);
+  // The attack: another runner's staged artifact, and the build cache the artifact came from.
+  CallOutcome out;
+  EXPECT_EQ(peek(*a, theirs, &out), 0);
+  EXPECT_TRUE(refused(out, theirs)) << "the attempt is named";
+  EXPECT_EQ(peek(*a, peeker().built.artifact, &out), 0);
+  EXPECT_TRUE(refused(out, peeker().built.artifact));
+}
+
+TEST(RunnerPool, AReadyRunnerOutlivesItsWallLimitWhileItWaits) {
+  ASSERT_TRUE(peeker().built.ok) << all_diagnostics(peeker().built);
+  TempDir root;
+  RunnerPool pool(pool_options(root.path, 1, 2.0));
+  ASSERT_TRUE(wait_for_stats(pool, [](const RunnerPool::Stats& s) { return s.ready_now == 1; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(3000));  // longer than the 2 s wall limit
+  auto r = pool.take();
+  EXPECT_EQ(pool.stats().taken_ready, 1u);
+  EXPECT_FALSE(r->exited());
+  stage_and_load(*r, peeker().built.artifact);
+  EXPECT_EQ(peek(*r, "/nonexistent"), 0);
+}
+
+TEST(RunnerPool, NoRunnerStartsWhileQuietNorBeyondMaxAhead) {
+  TempDir root;
+  RunnerPool::Options o = pool_options(root.path, 1);
+  o.max_ahead = 2;
+  RunnerPool pool(o);
+  ASSERT_TRUE(wait_for_stats(pool, [](const RunnerPool::Stats& s) { return s.ready_now == 1; }));
+  {
+    RunnerPool::Quiet quiet(&pool);
+    auto r = pool.take();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    EXPECT_EQ(pool.stats().started_ahead, 1u);
+    EXPECT_EQ(pool.stats().ready_now, 0u);
+  }
+  ASSERT_TRUE(wait_for_stats(pool, [](const RunnerPool::Stats& s) { return s.ready_now == 1; }));
+  EXPECT_EQ(pool.stats().started_ahead, 2u);
+  auto r = pool.take();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(pool.stats().started_ahead, 2u);  // max_ahead reached
+  auto cold = pool.take();                    // still served, started on demand
+  EXPECT_FALSE(cold->exited());
+  EXPECT_EQ(pool.stats().taken_cold, 1u);
+}
+
+TEST(RunnerPool, NeedsAStagingRootAndServesOnlyItsOwnOptions) {
+  RunnerPool::Options o = pool_options("", 0);
+  EXPECT_THROW(RunnerPool{o}, std::invalid_argument);
+  TempDir root;
+  RunnerPool pool(pool_options(root.path, 0));
+  RunnerOptions same = pool_options(root.path, 0).runner;
+  same.staging_root.clear();
+  same.ro_binds = {"/somewhere"};
+  EXPECT_TRUE(pool.serves(same));
+  RunnerOptions other = same;
+  other.limits.memory_mb = 2048;
+  EXPECT_FALSE(pool.serves(other));
+  other = same;
+  other.profile = kg::sandbox::Profile::RunCuda;
+  EXPECT_FALSE(pool.serves(other));
+}
