@@ -103,9 +103,7 @@ void RunnerPool::refill() {
     std::unique_ptr<RunnerClient> r;
     try {
       r = RunnerClient::start(options_.runner);
-    } catch (const std::exception&) {
-      r.reset();
-    }
+    } catch (const std::exception&) { r.reset(); }
     lock.lock();
     starting_ = false;
     cv_.notify_all();  // a Quiet waiting for this start

@@ -52,11 +52,19 @@ TEST(SandboxFileOpens, WatchedOpensOutsideTheRuntimeAreRefusedAndNamed) {
   EXPECT_NE(out.find("RESULT " + own + " opened"), std::string::npos) << out;
   std::string refused;
   for (const auto& r : o.refused) refused += " " + r.syscall + " " + r.path;
-  ASSERT_EQ(o.refused.size(), 3u) << "refused:" << refused;
-  EXPECT_EQ(o.refused[0].syscall, "openat");
-  EXPECT_EQ(o.refused[0].path, "/proc/1/cmdline");
-  EXPECT_EQ(o.refused[1].path, "../results.json");
-  EXPECT_EQ(o.refused[2].path, "/etc/passwd");
+  // The dynamic loader's own searches are not the program's opens: where the test binary's
+  // RUNPATH names a folder the box does not bind (the GPU machine's private prefix of .deb
+  // headers and libraries), a library loaded lazily (libgcc_s) is looked up there first.
+  std::vector<sb::RefusedOpen> deliberate;
+  for (const auto& r : o.refused) {
+    const std::string name = r.path.substr(r.path.rfind('/') + 1);
+    if (!(name.rfind("lib", 0) == 0 && name.find(".so") != std::string::npos)) deliberate.push_back(r);
+  }
+  ASSERT_EQ(deliberate.size(), 3u) << "refused:" << refused;
+  EXPECT_EQ(deliberate[0].syscall, "openat");
+  EXPECT_EQ(deliberate[0].path, "/proc/1/cmdline");
+  EXPECT_EQ(deliberate[1].path, "../results.json");
+  EXPECT_EQ(deliberate[2].path, "/etc/passwd");
 }
 
 TEST(SandboxFileOpens, ControlBeforeWatchingEveryOpenGoesAhead) {

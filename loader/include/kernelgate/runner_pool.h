@@ -22,7 +22,7 @@ namespace kg::loader {
 class RunnerPool {
  public:
   struct Options {
-    RunnerOptions runner;  // staging_root is required; ro_binds must not name an artifact's folder
+    RunnerOptions runner;         // staging_root is required; ro_binds must not name an artifact's folder
     Device device = Device::Cpu;  // what each runner prepares before it waits
     size_t ready = 1;             // runners kept started and prepared (0: the pool only starts on demand)
     // At most this many runners started ahead over the pool's life (0: no bound), for a caller
@@ -30,9 +30,9 @@ class RunnerPool {
     size_t max_ahead = 0;
   };
   struct Stats {
-    uint64_t taken_ready = 0;  // taken from the runners started ahead
-    uint64_t taken_cold = 0;   // started on demand: none was ready
-    uint64_t discarded = 0;    // a runner started ahead that had died or failed to prepare
+    uint64_t taken_ready = 0;    // taken from the runners started ahead
+    uint64_t taken_cold = 0;     // started on demand: none was ready
+    uint64_t discarded = 0;      // a runner started ahead that had died or failed to prepare
     uint64_t started_ahead = 0;  // runners the pool started ahead, in all
     uint64_t ready_now = 0;      // started and waiting now
   };

@@ -19,9 +19,23 @@ cudaError_t cudaStreamQuery_ptsz(cudaStream_t);
 namespace kg::runner::device_work {
 namespace {
 
+// The watch's own queries in the relaxed capture mode: while this thread captures a stream into a
+// graph (thread-local or global mode), cudaStreamGetFlags on any stream but the legacy one
+// invalidates the capture (seen on the H200 with CUDA 13), which would break an honest kernel
+// that captures a graph during its call.
+template <typename Q>
+bool relaxed(Q query) {
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  const bool exchanged = cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess;
+  const bool r = query();
+  if (exchanged) cudaThreadExchangeStreamCaptureMode(&mode);
+  return r;
+}
+
 bool blocking(cudaStream_t s) {
   unsigned flags = 0;
-  return quietly([&] { return cudaStreamGetFlags(s, &flags) == cudaSuccess; }) && (flags & cudaStreamNonBlocking) == 0;
+  return relaxed([&] { return quietly([&] { return cudaStreamGetFlags(s, &flags) == cudaSuccess; }); }) &&
+         (flags & cudaStreamNonBlocking) == 0;
 }
 
 // Work queued on a stream being captured into a graph does not run now; the graph's launch is
@@ -74,7 +88,8 @@ void note_queued(cudaStream_t stream, bool per_thread_entry, bool succeeded) {
   if (!succeeded) return;  // nothing was queued
   const cudaStream_t s = named_stream(stream, per_thread_entry);
   with_order([&](StreamOrder& order) {
-    if (!order.queued(s) && !stream_capturing(s)) g_unordered.store(true, std::memory_order_relaxed);
+    // Captured work runs when its graph launches: asked first, so no query touches the capture.
+    if (!stream_capturing(s) && !order.queued(s)) g_unordered.store(true, std::memory_order_relaxed);
   });
 }
 
