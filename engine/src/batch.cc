@@ -182,8 +182,13 @@ class Batch {
   // One runner pool per device pool, shared by its workers: each keeps a runner started ahead
   // for every worker that may want one at once (at most 4), and starts no more ahead in all than
   // the batch has ops to judge (and one eager runner per pool when timing).
+  // Not on a GPU with timing: there some op of the batch is nearly always timing, a pool's runners
+  // may not set their GPU up beside timed calls, and so they are handed over unprepared: measured
+  // on the H200 (tools/bench-batch.py, 24 cuda submissions, --jobs 16) at 0.91-0.99x the
+  // throughput of runners started when needed (docs/batches.md).
   void start_runner_pools(int workers) {
     if (options_.eval.no_runner_pool) return;
+    if (options_.eval.device == names::Device::Cuda && options_.eval.timing) return;
     size_t ops = 0;
     for (const Work& w : work_) ops += w.todo.size();
     if (ops == 0) return;

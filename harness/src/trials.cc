@@ -204,6 +204,8 @@ Trial scaled_call(OpState& op, const Sample& big, const Judged& j, int64_t facto
   return t;
 }
 
+double reference_time(const OpState& op, const Judged& judged);
+
 constexpr int64_t kLadderTarget = int64_t{1} << 22;  // input elements the size ladder reaches
 constexpr double kLadderReferenceS = 0.3;            // a reference slower than this is too large a rung
 constexpr double kLadderCallS = 1.0;                 // the candidate's predicted time, at most
@@ -244,7 +246,9 @@ void climb_ladder(OpState& op, const Sample& s, size_t index, int64_t from, doub
   if (base_reference_s * std::pow(numel_growth, 1.5) > kLadderReferenceS) return;
   double t = 0;
   std::optional<Judged> j = draw_scaled(op, *big, index, op.rng_index(index) + 310000, &t);
-  if (!j || t > kLadderReferenceS) return;
+  if (!j) return;
+  if (t <= 3 * kLadderReferenceS) t = std::min(t, reference_time(op, *j));  // without a preemption or the first call's page faults
+  if (t > kLadderReferenceS) return;
   const double budget = std::min(kLadderCallS, op.policy.run_call_time_s / 8);
   if (call_s * std::max(t / base_reference_s, numel_growth) > budget) return;
   double ignored = 0;
@@ -280,10 +284,18 @@ void enlarged_trial(OpState& op, const std::vector<Sample>& all, const std::vect
     double reference_s = 0, call_s = 0;
     std::optional<Judged> drawn = draw_scaled(op, *big, largest.index, op.rng_index(largest.index) + 300000, &reference_s);
     if (!drawn) continue;  // sizes tied to other arguments (views, splits): not scalable this way
-    if (scaled_call(op, *big, *drawn, factor, &call_s) == Trial::Right) climb_ladder(op, s, largest.index, factor, reference_s, call_s);
+    if (scaled_call(op, *big, *drawn, factor, &call_s) != Trial::Right) return;
+    // The ladder's gate scales this time up by the rung's growth (up to x^1.5): one measurement
+    // inflated by the machine's load (a preemption, the first call's page faults) would skip the
+    // rung on a busy machine and not on an idle one, and a size-only cheat would pass or not with
+    // the load. The least of three measurements is the reference's own cost.
+    for (int k = 0; k < 2; ++k) reference_s = std::min(reference_s, reference_time(op, *drawn));
+    climb_ladder(op, s, largest.index, factor, reference_s, call_s);
     return;
   }
-  climb_ladder(op, s, largest.index, 1, reference_time(op, largest), largest.call_s);  // too large to scale within 2^20
+  // Too large to scale within 2^20: the ladder starts from the sample itself (the lesser of two
+  // reference timings, as above).
+  climb_ladder(op, s, largest.index, 1, std::min(reference_time(op, largest), reference_time(op, largest)), largest.call_s);
 }
 
 // The size probe's inputs: the subject's cut by the smallest factor that brings them within the

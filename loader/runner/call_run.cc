@@ -16,9 +16,6 @@
 namespace kg::runner {
 namespace {
 
-// How long the device is kept busy before a timed exchange's calls (cuda_warm_device).
-constexpr double kDeviceWarmSeconds = 0.02;
-
 // The directory stays open and is read again from its start: opening it per call would cost
 // every call a round trip to the supervisor, which checks each open the box makes. Reopened
 // when it yields no thread at all (its descriptor was closed under it).
@@ -73,10 +70,6 @@ CallRun::CallRun(const protocol::CallMsg& m, uint8_t* region, const std::vector<
 void CallRun::run_calls() {
   move_inputs_to_device();
   if (m_.flags & protocol::kCallSecondSetInPlace) return in_place_calls();
-#if KG_RUNNER_CUDA
-  // An exchange that times calls starts on a device that idled since the last one.
-  if (on_cuda_ && reps_ > 0) cuda_warm_device(kDeviceWarmSeconds);
-#endif
   for (uint32_t i = 0; i < m_.warmup; ++i) untimed_call(calls_++ % n_sets_, false);
   if (reps_ == 0) untimed_call(0, true);
   for (uint32_t i = 0; i < reps_; ++i) timed_call(calls_++ % n_sets_);

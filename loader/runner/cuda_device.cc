@@ -204,15 +204,6 @@ std::vector<c10::IValue> cuda_fresh_copies(const std::vector<c10::IValue>& value
   return out;
 }
 
-void cuda_warm_device(double seconds) {
-  State& s = *g_state;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  do {
-    for (int i = 0; i < 8; ++i) check(cudaMemsetAsync(s.flush.p, i, s.flush.n, stream()), "warming the device");
-    check(cudaStreamSynchronize(stream()), "warming the device");
-  } while (std::chrono::steady_clock::now() < until);
-}
-
 uint32_t cuda_before_timed(int64_t bytes) {
   uint32_t ev = 0;
   State& s = *g_state;

@@ -48,12 +48,6 @@ void to_cuda(std::vector<c10::IValue>& values);
 // without waiting: each timed call gets its own inputs with no host copy and no idle device
 // between calls (an idle gap before a call slows it down and skews its time).
 std::vector<c10::IValue> cuda_fresh_copies(const std::vector<c10::IValue>& values);
-// Before the first call of a timed exchange: keeps the device busy (memsets of the flush buffer)
-// for `seconds`. The device idled while the supervisor prepared the exchange, and an idle H200
-// runs its next kernels slower for a while (tools/timing-ablation.py: 5 ms of idle before each
-// call made mm f32 2048^3 1.4x and mm f16 4096^3 2.1x slower than do_bench); a few warm-up calls
-// of a short op do not bring it back, a sustained busy period does.
-void cuda_warm_device(double seconds);
 // Before a timed call: L2 flush (`bytes`, 0 = 2x L2) and persisting-L2 reset; evidence bits.
 uint32_t cuda_before_timed(int64_t bytes);
 // Records start, runs `fn`, records end, waits; returns the event time and the idle wait.

@@ -141,6 +141,39 @@ void copy_whole(const std::filesystem::path& from, const std::filesystem::path& 
   if (ec) throw std::runtime_error(to.string() + ": cannot stage: " + ec.message());
 }
 
+// What a Load or a Prepare exchange says in its errors: why the runner is stopped when no answer
+// came in time, the error's text then, a protocol violation's prefix, and what it was doing.
+struct Exchange {
+  std::string timed_out;
+  std::string timed_out_message;
+  std::string violation;
+  std::string phase;  // "while loading the artifact"
+};
+
+// Sends a Load or a Prepare on `sock` and awaits the LoadResult that answers it; `stop` ends the
+// runner and returns its record.
+template <typename Msg, typename Stop>
+std::optional<LoadError> answered(int sock, double timeout_s, const Msg& m, const Exchange& says, Stop stop) {
+  using K = LoadError::Kind;
+  protocol::LoadResultMsg r{};
+  try {
+    send_msg(sock, m);
+    if (!recv_msg(sock, protocol::MsgType::LoadResult, &r, timeout_s)) {
+      auto rec = stop(says.timed_out);
+      return LoadError{K::TimedOut, says.timed_out_message + " (" + std::string(sandbox::status_name(rec.status)) + ")"};
+    }
+  } catch (const BadMessage& e) {
+    stop(e.what());
+    return LoadError{K::ProtocolViolation, says.violation + std::string(e.what())};
+  } catch (const std::exception& e) {
+    auto rec = stop(e.what());
+    return LoadError{K::Died, "the runner " + how_it_ended(rec) + " " + says.phase + " (" + e.what() + ")" +
+                                  (rec.stderr_text.empty() ? "" : ": " + rec.stderr_text.substr(0, 2000))};
+  }
+  if (r.ok != 1) return LoadError{K::Refused, bounded(r.message, sizeof r.message)};
+  return std::nullopt;
+}
+
 }  // namespace
 
 static_assert(kMaxCallReps == protocol::kMaxTimedReps && kMaxCallInputSets == protocol::kMaxInputSets &&
@@ -252,23 +285,10 @@ std::optional<LoadError> RunnerClient::prepare(Device device) {
   protocol::PrepareMsg m{};
   protocol::init_header(m, protocol::MsgType::Prepare);
   m.device = static_cast<uint32_t>(device == Device::Cuda ? protocol::DeviceKind::Cuda0 : protocol::DeviceKind::Cpu);
-  protocol::LoadResultMsg r{};
-  try {
-    send_msg(sock_.get(), m);
-    if (!recv_msg(sock_.get(), protocol::MsgType::LoadResult, &r, timeout_s_)) {
-      auto rec = stop("preparing the device timed out");
-      return LoadError{K::TimedOut, "preparing the device timed out (" + std::string(sandbox::status_name(rec.status)) + ")"};
-    }
-  } catch (const BadMessage& e) {
-    stop(e.what());
-    return LoadError{K::ProtocolViolation, "protocol violation while preparing: " + std::string(e.what())};
-  } catch (const std::exception& e) {
-    auto rec = stop(e.what());
-    return LoadError{K::Died, "the runner " + how_it_ended(rec) + " while preparing the device (" + e.what() + ")" +
-                                  (rec.stderr_text.empty() ? "" : ": " + rec.stderr_text.substr(0, 2000))};
-  }
-  if (r.ok != 1) return LoadError{K::Refused, bounded(r.message, sizeof r.message)};
-  return std::nullopt;
+  return answered(sock_.get(), timeout_s_, m,
+                  {"preparing the device timed out", "preparing the device timed out",
+                   "protocol violation while preparing: ", "while preparing the device"},
+                  [this](const std::string& why) { return stop(why); });
 }
 
 sandbox::Record RunnerClient::stop(const std::string& why) {
@@ -322,24 +342,12 @@ std::optional<LoadError> RunnerClient::load(const LoadRequest& req) {
   // artifact's own static constructors on; on cuda:0 once the driver's set-up in the Load is done.
   const bool watch_after_load = req.device == Device::Cuda;
   if (!watch_after_load) process_->watch_opens();
-  protocol::LoadResultMsg r{};
-  try {
-    send_msg(sock_.get(), m);
-    if (!recv_msg(sock_.get(), protocol::MsgType::LoadResult, &r, timeout_s_)) {
-      auto rec = stop("loading the artifact timed out");
-      return LoadError{K::TimedOut, "loading timed out (" + std::string(sandbox::status_name(rec.status)) + ")"};
-    }
-  } catch (const BadMessage& e) {
-    stop(e.what());
-    return LoadError{K::ProtocolViolation, "protocol violation while loading: " + std::string(e.what())};
-  } catch (const std::exception& e) {
-    auto rec = stop(e.what());
-    return LoadError{K::Died, "the runner " + how_it_ended(rec) + " while loading the artifact (" + e.what() + ")" +
-                                  (rec.stderr_text.empty() ? "" : ": " + rec.stderr_text.substr(0, 2000))};
-  }
-  if (watch_after_load) process_->watch_opens();
-  if (r.ok != 1) return LoadError{K::Refused, bounded(r.message, sizeof r.message)};
-  return std::nullopt;
+  std::optional<LoadError> error =
+      answered(sock_.get(), timeout_s_, m,
+               {"loading the artifact timed out", "loading timed out", "protocol violation while loading: ", "while loading the artifact"},
+               [this](const std::string& why) { return stop(why); });
+  if (watch_after_load && (!error || error->kind == K::Refused)) process_->watch_opens();
+  return error;
 }
 
 CallOutcome RunnerClient::died(CallOutcome out, const std::string& why) {

@@ -45,7 +45,9 @@ pid_t start_eval(const fs::path& sub, const fs::path& out) {
     int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(fd, 1);
     ::dup2(fd, 2);
-    ::execl(KG_BINARY, KG_BINARY, "eval", sub.c_str(), "--seed", "5", "--out", out.c_str(), nullptr);
+    // Runners started when needed: the second runner to appear is then eager's, started for the
+    // timing (a pool would start it ahead, while the kernel's runner is still judging).
+    ::execl(KG_BINARY, KG_BINARY, "eval", sub.c_str(), "--seed", "5", "--out", out.c_str(), "--no-runner-pool", nullptr);
     ::_exit(127);
   }
   return pid;

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
+#include <fstream>
 #include <filesystem>
 #include <set>
 #include <thread>
@@ -92,6 +94,28 @@ float peek(RunnerClient& r, const std::string& path, CallOutcome* outcome = null
   return out.returns[0].toTensor()[-1].item<float>();  // relu(0) + seen
 }
 
+// The kg-runner processes this process started (runner -> the box's init -> this process).
+std::vector<pid_t> own_runners() {
+  auto parent_of = [](pid_t pid) {
+    std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(f, line);)
+      if (line.rfind("PPid:", 0) == 0) return static_cast<pid_t>(std::atoi(line.c_str() + 5));
+    return pid_t{-1};
+  };
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::error_code ec2;
+    if (fs::read_symlink(e.path() / "exe", ec2).filename() != "kg-runner") continue;
+    const pid_t pid = std::atoi(name.c_str());
+    const pid_t init = parent_of(pid);
+    if (init > 0 && parent_of(init) == ::getpid()) out.push_back(pid);
+  }
+  return out;
+}
+
 bool refused(const CallOutcome& out, const std::string& path) {
   for (const auto& o : out.refused_opens)
     if (o.path == path) return true;
@@ -158,6 +182,29 @@ TEST(RunnerPool, AReadyRunnerOutlivesItsWallLimitWhileItWaits) {
   EXPECT_EQ(peek(*r, "/nonexistent"), 0);
 }
 
+// A ready runner that died while it waited (killed from outside) is never handed over: the next
+// take gets a live one, which serves.
+TEST(RunnerPool, ARunnerThatDiedWaitingIsNeverHandedOver) {
+  ASSERT_TRUE(peeker().built.ok) << all_diagnostics(peeker().built);
+  TempDir root;
+  RunnerPool::Options o = pool_options(root.path, 1);
+  o.max_ahead = 1;
+  RunnerPool pool(o);
+  ASSERT_TRUE(wait_for_stats(pool, [](const RunnerPool::Stats& s) { return s.ready_now == 1; }));
+  const std::vector<pid_t> waiting = own_runners();
+  ASSERT_EQ(waiting.size(), 1u);
+  ASSERT_EQ(::kill(waiting.front(), SIGKILL), 0);
+  for (int i = 0; i < 100 && fs::exists("/proc/" + std::to_string(waiting.front())); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the box's supervision sees it end
+  auto r = pool.take();
+  EXPECT_EQ(pool.stats().discarded, 1u);
+  EXPECT_EQ(pool.stats().taken_cold, 1u);
+  EXPECT_NE(r->pid(), -1);
+  stage_and_load(*r, peeker().built.artifact);
+  EXPECT_EQ(peek(*r, "/nonexistent"), 0);
+}
+
 TEST(RunnerPool, NoRunnerStartsWhileQuietNorBeyondMaxAhead) {
   TempDir root;
   RunnerPool::Options o = pool_options(root.path, 1);
@@ -196,4 +243,24 @@ TEST(RunnerPool, NeedsAStagingRootAndServesOnlyItsOwnOptions) {
   other = same;
   other.profile = kg::sandbox::Profile::RunCuda;
   EXPECT_FALSE(pool.serves(other));
+}
+
+// Prepare sets the device up ahead of a load, any number of times before it; after a load the
+// filter is tight and the runner refuses it, and the loaded op still answers.
+TEST(RunnerPrepare, AheadOfALoadOnlyAndTheRunnerLivesOn) {
+  ASSERT_TRUE(peeker().built.ok) << all_diagnostics(peeker().built);
+  RunnerOptions o = pool_options("", 0).runner;
+  o.ro_binds = {fs::path(peeker().built.artifact).parent_path().string()};
+  auto r = RunnerClient::start(o);
+  EXPECT_EQ(load_message(r->prepare(Device::Cpu)), "");
+  EXPECT_EQ(load_message(r->prepare(Device::Cpu)), "");
+  EXPECT_EQ(load_message(r->load(load_request(peeker().op, peeker().built, Device::Cpu))), "");
+  const std::optional<LoadError> late = r->prepare(Device::Cpu);
+  ASSERT_TRUE(late.has_value());
+  EXPECT_EQ(late->kind, LoadError::Kind::Refused);
+  EXPECT_NE(late->message.find("prepare after a load"), std::string::npos) << late->message;
+  EXPECT_TRUE(r->alive());
+  EXPECT_EQ(peek(*r, "/nonexistent"), 0);
+  // Staging needs a runner started with a staging root.
+  EXPECT_THROW(r->stage(peeker().built.artifact), std::runtime_error);
 }
