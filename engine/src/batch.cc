@@ -194,6 +194,9 @@ class Batch {
     if (ops == 0) return;
     const size_t per_pool = static_cast<size_t>((workers + static_cast<int>(pools_.size()) - 1) / static_cast<int>(pools_.size()));
     staging_root_ = (fs::path(options_.out_dir) / ".runners").string();
+    // What a killed batch left there (this process holds OUT's journal: no other batch runs in OUT).
+    std::error_code ec;
+    loader::remove_tree(staging_root_, ec);
     for (size_t k = 0; k < pools_.size(); ++k) {
       harness::EvalOptions o = options_.eval;
       o.device_pool = pools_.size() > 1 ? static_cast<int>(k) : -1;
