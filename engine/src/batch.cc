@@ -164,8 +164,8 @@ class Batch {
     slots_ = std::make_shared<harness::BuildSlots>(options_.jobs);
     pools_ = std::vector<harness::DeviceLock>(static_cast<size_t>(pool_count(options_)));
     for (size_t i = 0; i < pools_.size(); ++i) eagers_.push_back(harness::make_eager_runner());
-    start_runner_pools(workers_for(work_.size()));
-    const int workers = workers_for(work_.size());
+    const int workers = std::max(1, std::min<int>(options_.jobs, static_cast<int>(work_.size())));
+    start_runner_pools(workers);
     std::vector<std::thread> threads;
     for (int t = 0; t < workers; ++t) threads.emplace_back([this, t] { worker(t); });
     for (auto& t : threads) t.join();
@@ -177,8 +177,6 @@ class Batch {
   }
 
  private:
-  int workers_for(size_t items) const { return std::max(1, std::min<int>(options_.jobs, static_cast<int>(items))); }
-
   // One runner pool per device pool, shared by its workers: each keeps a runner started ahead
   // for every worker that may want one at once (at most 4), and starts no more ahead in all than
   // the batch has ops to judge (and one eager runner per pool when timing).

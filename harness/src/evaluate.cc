@@ -50,7 +50,7 @@ std::string fmt(double v) {
   return o.str();
 }
 
-loader::RunnerOptions Run::runner_options(const std::string& artifact) const {
+loader::RunnerOptions runner_options(const EvalOptions& options, const policy::Policy& policy, const std::string& artifact) {
   loader::RunnerOptions ro;
   ro.runner_path = options.runner_path.empty() ? loader::default_runner_path() : options.runner_path;
   if (!artifact.empty()) ro.ro_binds = {fs::path(artifact).parent_path().string()};
@@ -61,6 +61,10 @@ loader::RunnerOptions Run::runner_options(const std::string& artifact) const {
   ro.limits.max_processes = 64;
   if (options.device == names::Device::Cuda) ro.gpu = options.device_pool;
   return ro;
+}
+
+loader::RunnerOptions Run::runner_options(const std::string& artifact) const {
+  return evaluation::runner_options(options, policy, artifact);
 }
 
 }  // namespace evaluation
@@ -462,9 +466,8 @@ std::shared_ptr<loader::RunnerPool> make_runner_pool(const EvalOptions& options,
   std::error_code ec;
   fs::create_directories(staging_root, ec);
   if (ec) throw std::runtime_error(staging_root + ": cannot create: " + ec.message());
-  const evaluation::Run probe{options, policy, 0, "", {}, nullptr, nullptr, {}};
   loader::RunnerPool::Options po;
-  po.runner = probe.runner_options("");
+  po.runner = evaluation::runner_options(options, policy, "");
   po.runner.staging_root = staging_root;
   po.device = options.device;
   po.ready = ready;

@@ -120,6 +120,11 @@ std::string how_it_ended(const sandbox::Record& r) {
   return "ended (" + r.message + ")";
 }
 
+// A device as the protocol's messages carry it (protocol::DeviceKind).
+uint32_t wire_device(Device d) {
+  return static_cast<uint32_t>(d == Device::Cuda ? protocol::DeviceKind::Cuda0 : protocol::DeviceKind::Cpu);
+}
+
 // A fresh folder of one runner's own under `root` (mode 0755: the box may run as another user).
 std::string make_staging_dir(const std::string& root) {
   std::string tmpl = (std::filesystem::path(root) / "runner-XXXXXX").string();
@@ -284,7 +289,7 @@ std::optional<LoadError> RunnerClient::prepare(Device device) {
   if (!alive_) return LoadError{K::Died, "runner is not running"};
   protocol::PrepareMsg m{};
   protocol::init_header(m, protocol::MsgType::Prepare);
-  m.device = static_cast<uint32_t>(device == Device::Cuda ? protocol::DeviceKind::Cuda0 : protocol::DeviceKind::Cpu);
+  m.device = wire_device(device);
   return answered(sock_.get(), timeout_s_, m,
                   {"preparing the device timed out", "preparing the device timed out",
                    "protocol violation while preparing: ", "while preparing the device"},
@@ -337,7 +342,7 @@ std::optional<LoadError> RunnerClient::load(const LoadRequest& req) {
   m.kind = static_cast<uint32_t>(req.kind == Kind::Nvrtc  ? protocol::ArtifactKind::Cubin
                                  : req.kind == Kind::Cuda ? protocol::ArtifactKind::CudaSharedObject
                                                           : protocol::ArtifactKind::SharedObject);
-  m.device = static_cast<uint32_t>(req.device == Device::Cuda ? protocol::DeviceKind::Cuda0 : protocol::DeviceKind::Cpu);
+  m.device = wire_device(req.device);
   // From here on every file the box opens is checked (sandbox.h): for a cpu load from the
   // artifact's own static constructors on; on cuda:0 once the driver's set-up in the Load is done.
   const bool watch_after_load = req.device == Device::Cuda;
@@ -441,7 +446,7 @@ std::unique_ptr<protocol::CallMsg> call_message(uint64_t call_id, const CallRegi
   m->output_capacity = region.output_capacity;
   m->warmup = static_cast<uint32_t>(options.warmup);
   m->reps = static_cast<uint32_t>(options.reps);
-  m->device = static_cast<uint32_t>(options.device == Device::Cuda ? protocol::DeviceKind::Cuda0 : protocol::DeviceKind::Cpu);
+  m->device = wire_device(options.device);
   m->flush_bytes = options.flush_bytes;
   m->n_sets = static_cast<uint32_t>(region.set_bytes.size());
   m->flags = (options.poison ? 0u : static_cast<uint32_t>(protocol::kCallNoPoison)) |

@@ -15,11 +15,11 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "../runner_processes.h"
 #include "e2e_util.h"
 
 namespace fs = std::filesystem;
@@ -53,41 +53,12 @@ pid_t start_eval(const fs::path& sub, const fs::path& out) {
   return pid;
 }
 
-std::string status_field(pid_t pid, const std::string& key) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.compare(0, key.size() + 1, key + ":") == 0) {
-      std::istringstream in(line.substr(key.size() + 1));
-      std::string v;
-      in >> v;
-      return v;
-    }
-  return "";
-}
-
-// kg-runner processes of `supervisor` (runner -> box init -> supervisor), by host pid.
-std::vector<pid_t> runners_of(pid_t supervisor) {
-  std::vector<pid_t> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/proc", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::error_code ec2;
-    if (fs::read_symlink(e.path() / "exe", ec2).filename() != "kg-runner") continue;
-    const pid_t pid = std::atoi(name.c_str());
-    const std::string init = status_field(pid, "PPid");
-    if (!init.empty() && status_field(std::atoi(init.c_str()), "PPid") == std::to_string(supervisor)) out.push_back(pid);
-  }
-  return out;
-}
-
 // Waits for the eager reference's runner: a second runner appearing while the kernel's first one
 // still runs (a correct kernel's runner is never replaced). Returns {kernel's, eager} or {-1, -1}.
 std::pair<pid_t, pid_t> wait_for_eager(pid_t supervisor) {
   pid_t kernel = -1;
   for (int i = 0; i < 120000; ++i) {
-    std::vector<pid_t> now = runners_of(supervisor);
+    std::vector<pid_t> now = kg::test::runners_of(supervisor);
     if (kernel < 0 && now.size() == 1) kernel = now.front();
     if (kernel > 0)
       for (pid_t p : now)

@@ -5,6 +5,7 @@
 // build cache, beside the honest control of reading its own.
 #include "loader_test_util.h"
 
+#include "../runner_processes.h"
 #include "kernelgate/runner_pool.h"
 
 #include <ATen/ATen.h>
@@ -12,7 +13,6 @@
 
 #include <chrono>
 #include <csignal>
-#include <fstream>
 #include <filesystem>
 #include <set>
 #include <thread>
@@ -94,28 +94,6 @@ float peek(RunnerClient& r, const std::string& path, CallOutcome* outcome = null
   return out.returns[0].toTensor()[-1].item<float>();  // relu(0) + seen
 }
 
-// The kg-runner processes this process started (runner -> the box's init -> this process).
-std::vector<pid_t> own_runners() {
-  auto parent_of = [](pid_t pid) {
-    std::ifstream f("/proc/" + std::to_string(pid) + "/status");
-    for (std::string line; std::getline(f, line);)
-      if (line.rfind("PPid:", 0) == 0) return static_cast<pid_t>(std::atoi(line.c_str() + 5));
-    return pid_t{-1};
-  };
-  std::vector<pid_t> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/proc", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::error_code ec2;
-    if (fs::read_symlink(e.path() / "exe", ec2).filename() != "kg-runner") continue;
-    const pid_t pid = std::atoi(name.c_str());
-    const pid_t init = parent_of(pid);
-    if (init > 0 && parent_of(init) == ::getpid()) out.push_back(pid);
-  }
-  return out;
-}
-
 bool refused(const CallOutcome& out, const std::string& path) {
   for (const auto& o : out.refused_opens)
     if (o.path == path) return true;
@@ -191,7 +169,7 @@ TEST(RunnerPool, ARunnerThatDiedWaitingIsNeverHandedOver) {
   o.max_ahead = 1;
   RunnerPool pool(o);
   ASSERT_TRUE(wait_for_stats(pool, [](const RunnerPool::Stats& s) { return s.ready_now == 1; }));
-  const std::vector<pid_t> waiting = own_runners();
+  const std::vector<pid_t> waiting = kg::test::runners_of(::getpid());
   ASSERT_EQ(waiting.size(), 1u);
   ASSERT_EQ(::kill(waiting.front(), SIGKILL), 0);
   for (int i = 0; i < 100 && fs::exists("/proc/" + std::to_string(waiting.front())); ++i)

@@ -68,7 +68,6 @@ class RunnerPool {
   };
 
   Stats stats() const;
-  const Options& options() const { return options_; }
 
  private:
   struct Waiting {
