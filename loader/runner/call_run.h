@@ -34,6 +34,7 @@ class CallRun {
   void call_untimed(uint32_t k, bool judged);  // on set k's arguments as they are
   void in_place_calls();
   void timed_call(uint32_t k);
+  void reserve_for_timed_calls();
 
   const protocol::CallMsg& m_;
   uint8_t* const region_;

@@ -110,6 +110,7 @@ struct State {
   size_t l2_bytes = 0;
   size_t persisting_limit = 0;  // as found at set-up
   unsigned counter = 0;
+  size_t reserved = 0;  // the largest cuda_reserve so far
 };
 State* g_state = nullptr;
 
@@ -202,6 +203,18 @@ std::vector<c10::IValue> cuda_fresh_copies(const std::vector<c10::IValue>& value
   out.reserve(values.size());
   for (const auto& v : values) out.push_back(map_tensors(v, exact_copy_to_cuda));
   return out;
+}
+
+void cuda_reserve(size_t bytes) {
+  State& s = *g_state;
+  if (bytes <= s.reserved) return;
+  try {
+    at::empty({static_cast<int64_t>(bytes)}, at::TensorOptions().dtype(at::kByte).device(at::kCUDA, 0));
+    s.reserved = bytes;
+  } catch (const c10::Error&) {
+    cudaGetLastError();
+    s.reserved = bytes;  // not tried again at this size
+  }
 }
 
 uint32_t cuda_before_timed(int64_t bytes) {

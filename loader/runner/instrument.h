@@ -74,6 +74,9 @@ class DeviceWorkWatch {
 // Whether `values` hold a defined tensor with at least one element (alone, in lists and tuples).
 bool holds_elements(const std::vector<c10::IValue>& values);
 
+// The bytes of the distinct device (non-CPU) storages the tensors in `values` use.
+size_t device_storage_bytes(const std::vector<c10::IValue>& values);
+
 // Every defined CPU tensor in `values` (alone, in lists and tuples).
 std::vector<at::Tensor> cpu_tensors(const std::vector<c10::IValue>& values);
 

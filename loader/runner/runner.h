@@ -48,6 +48,10 @@ void to_cuda(std::vector<c10::IValue>& values);
 // without waiting: each timed call gets its own inputs with no host copy and no idle device
 // between calls (an idle gap before a call slows it down and skews its time).
 std::vector<c10::IValue> cuda_fresh_copies(const std::vector<c10::IValue>& values);
+// Makes the caching allocator hold at least `bytes` on cuda:0 (one segment, allocated and freed
+// at once), so the timed calls' fresh copies and returns are carved out of memory mapped before
+// timing. Gives up quietly when the device has no room: it only makes timing faithful.
+void cuda_reserve(size_t bytes);
 // Before a timed call: L2 flush (`bytes`, 0 = 2x L2) and persisting-L2 reset; evidence bits.
 uint32_t cuda_before_timed(int64_t bytes);
 // Records start, runs `fn`, records end, waits; returns the event time and the idle wait.

@@ -39,6 +39,17 @@ std::vector<at::Tensor> cpu_tensors(const std::vector<c10::IValue>& values) {
   return out;
 }
 
+size_t device_storage_bytes(const std::vector<c10::IValue>& values) {
+  std::set<const void*> seen;
+  size_t n = 0;
+  for (const at::Tensor& t : defined_tensors(values)) {
+    if (t.device().is_cpu() || !t.has_storage()) continue;
+    const c10::StorageImpl* s = t.storage().unsafeGetStorageImpl();
+    if (s && seen.insert(s).second) n += s->nbytes();
+  }
+  return n;
+}
+
 bool holds_elements(const std::vector<c10::IValue>& values) {
   const std::vector<at::Tensor> ts = defined_tensors(values);
   return std::any_of(ts.begin(), ts.end(), [](const at::Tensor& t) { return t.numel() > 0; });

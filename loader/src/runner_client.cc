@@ -542,7 +542,10 @@ sandbox::Record RunnerClient::finish() {
     if (!record_ && waiter_.wait_for(std::chrono::milliseconds(500)) == std::future_status::ready) record_ = waiter_.get();
   }
   sandbox::Record rec = stop("shutdown");
-  if (std::getenv("KERNELGATE_AUDIT_RUNNER")) std::fprintf(stderr, "kernelgate: runner record: %s\n", rec.to_json().c_str());
+  if (std::getenv("KERNELGATE_AUDIT_RUNNER")) {
+    std::fprintf(stderr, "kernelgate: runner record: %s\n", rec.to_json().c_str());
+    if (!rec.stderr_text.empty()) std::fprintf(stderr, "kernelgate: runner stderr:\n%s\n", rec.stderr_text.c_str());
+  }
   return rec;
 }
 
