@@ -61,3 +61,16 @@ endif()
 
 # nlohmann/json (header-only) for results.json: Debian's nlohmann-json3-dev, or -Dnlohmann_json_DIR.
 find_package(nlohmann_json 3 REQUIRED)
+
+# kernelgate serve (docs/serve.md): cpp-httplib (Debian's libcpp-httplib-dev, a compiled library
+# whose header needs the same feature macros its .pc file gives) and SQLite (libsqlite3-dev).
+# Optional: without them the build has no `serve` command and says so.
+set(KG_HAVE_SERVE OFF)
+if(PkgConfig_FOUND)
+  pkg_check_modules(KG_HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
+  pkg_check_modules(KG_SQLITE QUIET IMPORTED_TARGET sqlite3)
+  if(KG_HTTPLIB_FOUND AND KG_SQLITE_FOUND)
+    set(KG_HAVE_SERVE ON)
+  endif()
+endif()
+message(STATUS "kernelgate: serve (cpp-httplib + SQLite): ${KG_HAVE_SERVE}")

@@ -19,6 +19,7 @@ int kg_cmd_ops(int argc, char** argv);
 int kg_cmd_init(int argc, char** argv);
 int kg_cmd_merge(int argc, char** argv);
 int kg_cmd_warmup(int argc, char** argv);
+int kg_cmd_serve(int argc, char** argv);
 
 namespace {
 
@@ -35,6 +36,7 @@ const char* kUsage =
     "  repro DIR     re-run one sample of a submission (the line results.json gives)\n"
     "  sandbox       run any command under a sandbox profile and print its result record\n"
     "  policy        list policy profiles or show one's effective settings\n"
+    "  serve         run the reward service: submissions over HTTP, results and rewards (docs/serve.md)\n"
     "  warmup        build the precompiled headers every build reuses into the cache, ahead of the first build\n"
     "  version       print the version\n"
     "\n"
@@ -99,6 +101,7 @@ int main(int argc, char** argv) {
   if (cmd == "init") return kg_cmd_init(argc - 1, argv + 1);
   if (cmd == "merge") return kg_cmd_merge(argc - 1, argv + 1);
   if (cmd == "warmup") return kg_cmd_warmup(argc - 1, argv + 1);
+  if (cmd == "serve") return kg_cmd_serve(argc - 1, argv + 1);
   if (cmd == "version" || cmd == "--version") {
     std::printf("kernelgate %s\n", KG_VERSION_STRING);
     return 0;

@@ -248,12 +248,25 @@ bool start_runner(OpState& op) {
   return true;
 }
 
-// Each sample of the suite once; the ones that passed.
+// Each sample of the suite once; the ones that passed. A call that runs past the policy's time
+// limit fails its sample and the others still run (a kernel may hang on one shape only); after a
+// second one the op has shown it hangs, and each further sample would cost the whole limit again
+// (a kernel that never returns: minutes on a suite), so the rest are skipped, saying why.
 std::vector<Judged> judge_samples(OpState& op, const std::vector<Sample>& all) {
   std::vector<Judged> passed;
+  int timeouts = 0;
   for (size_t i = 0; i < all.size(); ++i) {
+    const size_t failures_before = op.result.failures.size();
     auto j = judge_sample(op, all[i], i);
     if (j) passed.push_back(std::move(*j));
+    const bool timed_out = op.result.failures.size() > failures_before && op.result.failures.back().category == policy::Category::Timeout;
+    if (!timed_out || ++timeouts < 2) continue;
+    for (size_t k = i + 1; k < all.size(); ++k) {
+      op.result.skipped.push_back(
+          {trace::format_call(all[k].call), "not run: two samples ran past the time limit (the last: sample " + std::to_string(i) + ")"});
+      op.result.total--;
+    }
+    break;
   }
   return passed;
 }
@@ -510,7 +523,14 @@ Report evaluate(const EvalOptions& options, const policy::Policy& policy) {
     for (const OpResult& missing : rep.ops) options.on_op_decided(missing);  // wanted ops without a folder
   evaluation::BuildsAhead ahead(run, folders);
   run.built_ahead = [&ahead](const std::string& op) { return ahead.take(op); };
+  std::string stopped;
   for (const auto& f : folders) {
+    if (stopped.empty() && options.stop_reason) stopped = options.stop_reason();
+    if (!stopped.empty()) {
+      rep.ops.push_back(op_error(f.op, loader::kind_name(f.kind), "not judged: " + stopped));
+      if (options.on_op_decided) options.on_op_decided(rep.ops.back());
+      continue;
+    }
     if (options.verbose) std::cerr << "kernelgate: evaluating " << f.op << "\n";
     try {
       rep.ops.push_back(evaluation::evaluate_op(run, f));

@@ -135,6 +135,15 @@ void read_allowed_libraries(const TomlReader& r, const toml::node& value, const 
   p.allowed_libraries = libs;  // replaces the base profile's list: what is allowed is stated whole
 }
 
+void read_reward_preset(const TomlReader& r, const toml::node& value, const std::string& key, Policy& p) {
+  const std::string name = r.string(value, key);
+  std::vector<std::string> known;
+  for (const RewardPreset& preset : reward_presets()) known.push_back(preset.name);
+  if (std::find(known.begin(), known.end(), name) == known.end())
+    r.fail(value, key, "unknown reward preset \"" + name + "\"" + did_you_mean(name, known) + "; known: " + comma_list(known));
+  p.reward_preset = name;
+}
+
 void check_reps_order(const TomlReader& r, const toml::table& timing, const Policy& p) {
   if (p.timing_max_reps >= p.timing_min_reps) return;
   const toml::node* max = timing.get("max_reps");

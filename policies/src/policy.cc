@@ -62,6 +62,19 @@ Tolerance builtin_tolerance(const std::string& dtype) {
   }
 }
 
+const std::vector<RewardPreset>& reward_presets() {
+  // kevin: the KernelBench RL setup (Kevin-32B): correctness plus the speedup when correct.
+  // drkernel: Dr. Kernel (KernelGYM): half for correctness, half for the speedup clipped to 3.
+  // log-speedup: the log of the speedup, gated on correctness (0 when not correct).
+  static const std::vector<RewardPreset> table = {
+      {"kevin", 0.3, 1.0, 10.0, 1.0, "correct_weight*correct + speedup_weight*min(speedup, speedup_cap)*correct (0.3, 1, 10)"},
+      {"drkernel", 0.5, 0.5, 3.0, 1.0, "correct_weight*correct + speedup_weight*clip(speedup, 0, speedup_cap)*correct (0.5, 0.5, 3)"},
+      {"log-speedup", 0.0, 1.0, 100.0, 1.0,
+       "correct_weight*correct + speedup_weight*log(clip(speedup, 1/speedup_cap, speedup_cap))*correct (0, 1, 100)"},
+  };
+  return table;
+}
+
 const std::vector<std::string>& known_libraries() {
   // Precompiled vendor libraries the forbidden_library rule can recognise in an artifact's
   // imports or in launched kernel names, plus the header-only CUDA template libraries

@@ -13,6 +13,7 @@ constexpr NumberRange kTimeLimitRange{0, true, 3600, "a limit of zero would fail
 // MiB: at least 1 (a fraction truncates to 0 MiB, which would mean no limit at all), at most
 // 16 TiB (the byte count, MiB << 20, stays far inside 64 bits).
 constexpr NumberRange kMemoryLimitRange{1, false, double(int64_t{1} << 24), "at least 1 MiB, at most 16 TiB (16777216 MiB)"};
+constexpr NumberRange kRewardWeightRange{-1, false, 1000, "-1 (the preset's own value) to 1000; any negative means the preset's"};
 constexpr NumberRange kMinSecondsRange{0, false, 3600, "a duration, at most an hour"};
 
 Field text(const char* section, const char* key, std::string Policy::*m, const char* doc) {
@@ -52,6 +53,12 @@ Field check(const char* section, CheckFn fn) {
   Field f{section, "", Type::Check, std::monostate{}};
   f.check = fn;
   return f;
+}
+
+std::string reward_preset_values() {
+  std::string out;
+  for (const RewardPreset& r : reward_presets()) out += (out.empty() ? "" : "; ") + std::string(r.name) + ": " + r.formula;
+  return out;
 }
 
 std::string base_values() { return "a shipped profile's name, or a path relative to this file"; }
@@ -106,6 +113,17 @@ const std::vector<Field>& fields() {
               "Fresh input values (MiB over all value sets) for the warm-up and timed calls; the timed calls "
               "are cut to the fresh sets, never below min_reps (docs/verdicts.md, \"Timing\")."),
       check("timing", check_reps_order),
+
+      custom(Type::Custom, "reward", "preset", &Policy::reward_preset, read_reward_preset, write_reward_preset, "string",
+             reward_preset_values, "\"kevin\"", "The reward formula `kernelgate serve` answers with (docs/serve.md)."),
+      number("reward", "correct_weight", &Policy::reward_correct_weight, kRewardWeightRange,
+             "Weight of correctness in the formula (negative: the preset's own)."),
+      number("reward", "speedup_weight", &Policy::reward_speedup_weight, kRewardWeightRange,
+             "Weight of the speedup term (negative: the preset's own)."),
+      number("reward", "speedup_cap", &Policy::reward_speedup_cap, kRewardWeightRange,
+             "The speedup is clipped to at most this (negative: the preset's own)."),
+      number("reward", "rule_penalty", &Policy::reward_rule_penalty, kRewardWeightRange,
+             "Subtracted from the score when a rule the profile rejects on fired (negative: the preset's own)."),
 
       number("limits", "compile_time_s", &Policy::compile_time_s, kTimeLimitRange, "Wall time for one build (g++/nvcc/NVRTC), seconds."),
       number("limits", "compile_memory_mb", &Policy::compile_memory_mb, kMemoryLimitRange, "Memory for the build child, MiB."),

@@ -93,6 +93,8 @@ void read_tolerances(const TomlReader& r, const toml::node& value, const std::st
 void read_op_tolerances(const TomlReader& r, const toml::node& value, const std::string& key, Policy& p);
 void read_rules(const TomlReader& r, const toml::node& value, const std::string& key, Policy& p);
 void read_allowed_libraries(const TomlReader& r, const toml::node& value, const std::string& key, Policy& p);
+void read_reward_preset(const TomlReader& r, const toml::node& value, const std::string& key, Policy& p);
+void write_reward_preset(const Policy& p, std::string& out);
 void check_reps_order(const TomlReader& r, const toml::table& timing, const Policy& p);
 
 // Defined in to_toml.cc.

@@ -118,6 +118,8 @@ void write_rules(const Policy& p, std::string& out) {
       out += key(r) + " = " + quoted(action_name(a)) + "\n";
 }
 
+void write_reward_preset(const Policy& p, std::string& out) { out += "preset = " + quoted(p.reward_preset) + "\n"; }
+
 void write_allowed_libraries(const Policy& p, std::string& out) {
   out += "allowed = [";
   for (size_t i = 0; i < p.allowed_libraries.size(); ++i) out += (i ? ", " : "") + quoted(p.allowed_libraries[i]);

@@ -200,6 +200,30 @@ TEST(E2E, HangingKernelTimesOutAndTheNextSampleStillRuns) {
   fs::remove(pol);
 }
 
+TEST(E2E, AKernelThatAlwaysHangsCostsTwoTimeLimitsNotOnePerSample) {
+  fs::path sub = temp_dir("hang-always");
+  write(sub / "relu__default" / "relu__default_implementation.cpp",
+        "#include <ATen/ATen.h>\n"
+        "at::Tensor relu__default_kernel_impl(const at::Tensor& self) {\n"
+        "  volatile int x = 0; while (true) x = x + 1;\n"
+        "  return self;\n}\n");
+  fs::path pol = sub.parent_path() / ("kg-e2e-hang-always-policy-" + std::to_string(::getpid()) + ".toml");
+  write(pol, "name = \"short-calls\"\nbase = \"competition\"\n[limits]\nrun_call_time_s = 2\n");
+  fs::path out = temp_dir("hang-always-out");
+  CommandResult r = run("eval " + sub.string() + " --seed 5 --no-timing --policy " + pol.string() + " --out " + out.string());
+  ASSERT_EQ(r.status, 1) << r.output;
+  json res = load_results(out);
+  const json* relu = find_op(res, "relu.default");
+  ASSERT_NE(relu, nullptr) << res.dump(2);
+  ASSERT_EQ((*relu)["failures"].size(), 2u) << relu->dump(2);
+  for (const auto& f : (*relu)["failures"]) EXPECT_EQ(f["category"], "timeout") << relu->dump(2);
+  EXPECT_EQ((*relu)["tests"]["total"].get<int>(), 2) << relu->dump(2);
+  ASSERT_FALSE((*relu)["skipped"].empty()) << relu->dump(2);
+  EXPECT_NE((*relu)["skipped"][0].dump().find("not run: two samples ran past the time limit"), std::string::npos) << relu->dump(2);
+  EXPECT_EQ((*relu)["verdict"], "fail");
+  fs::remove(pol);
+}
+
 TEST(E2E, SelfCheckPassesTheSmokeSuite) {
   fs::path out = temp_dir("selfcheck");
   CommandResult r = run("eval --self-check --suite smoke --no-timing --out " + out.string());

@@ -427,6 +427,9 @@ struct EvalOptions {
   // Called with each op's result the moment its verdict is decided (a batch's journal), on the
   // evaluating thread, before the next op starts.
   std::function<void(const OpResult&)> on_op_decided;
+  // Asked before each op: a non-empty answer (a service's cancel or task timeout) stops the
+  // evaluation there, and every op not yet judged is an error op saying "not judged: " + answer.
+  std::function<std::string()> stop_reason;
 };
 
 // A runner pool for evaluations with `options` and `policy` (EvalOptions::runner_pool; a batch

@@ -51,6 +51,14 @@ struct Policy {
   int timing_rotation_mib = 512;
   bool timing = true;
 
+  // Rewards (`kernelgate serve`, docs/serve.md): `reward_preset` names the formula; a negative
+  // weight, cap or penalty means the preset's own value (reward_presets()).
+  std::string reward_preset = "kevin";
+  double reward_correct_weight = -1;
+  double reward_speedup_weight = -1;
+  double reward_speedup_cap = -1;
+  double reward_rule_penalty = -1;
+
   // Limits for the children.
   double compile_time_s = 60;
   double compile_memory_mb = 4096;
@@ -105,6 +113,14 @@ inline constexpr const char* kDefaultProfile = "competition";
 const std::vector<std::string>& float_dtypes();
 // PyTorch's torch.testing defaults for a float dtype; {0, 0} (exact) for any other name.
 Tolerance builtin_tolerance(const std::string& dtype);
+// The reward formulas `[reward] preset` names, with their own weights (docs/serve.md).
+struct RewardPreset {
+  const char* name;
+  double correct_weight, speedup_weight, speedup_cap, rule_penalty;
+  const char* formula;  // as the docs and `kernelgate policy schema` show it
+};
+const std::vector<RewardPreset>& reward_presets();
+
 // Library names `[libraries] allowed` accepts (cublas, cudnn, ...), for validating profiles.
 const std::vector<std::string>& known_libraries();
 
