@@ -250,7 +250,13 @@ void climb_ladder(OpState& op, const Sample& s, size_t index, int64_t from, doub
   if (t <= 3 * kLadderReferenceS) t = std::min(t, least_reference_time(op, *j, 1));  // without a preemption or the first call's page faults
   if (t > kLadderReferenceS) return;
   const double budget = std::min(kLadderCallS, op.policy.run_call_time_s / 8);
-  if (call_s * std::max(t / base_reference_s, numel_growth) > budget) return;
+  // The candidate's time grows like its inputs at least and like a product's (x^1.5) at most; the
+  // reference's own growth places it between. Not more: a base reference under a clock tick
+  // (sum over 2^18 elements: tens of us, clamped to 1e-4 s) against a big one that pays page
+  // faults made the ratio 320 for 16x the elements, and a size-only cheat went unclimbed on
+  // those seeds. A kernel slower than x^1.5 still meets the policy's call limit, >= 8x the budget.
+  const double growth = std::clamp(t / base_reference_s, numel_growth, std::pow(numel_growth, 1.5));
+  if (call_s * growth > budget) return;
   double ignored = 0;
   scaled_call(op, *big, *j, *factor, &ignored);
 }
@@ -434,23 +440,34 @@ void run_trials(OpState& op, const std::vector<Sample>& all, const std::vector<J
   if (trials && op.history.first_wrong) diagnose_wrong(op, *op.history.first_wrong);
 }
 
-// After timing, one more judged call on the largest timed sample (fresh values) in the state
-// timed calls run in: no allocation poisoning, which is otherwise the one thing a kernel can read
-// to tell a judged call from a timed one (c10's junk-fill flag). A kernel that cheats only when
-// it thinks it is timed (hands the work to a thread, skips it) does so here, under the judged
-// call's after-return watch and comparison. CPU only: nothing is poisoned on cuda:0.
+// After timing, judged calls on the largest timed sample (fresh values) in the state timed calls
+// run in: no allocation poisoning, which is otherwise the one thing a kernel can read to tell a
+// judged call from a timed one (c10's junk-fill flag). A kernel that cheats only when it thinks it
+// is timed (hands the work to a thread, skips it) does so here, under the judged call's
+// after-return watch and comparison. A thread that finishes the work before the runner's
+// after-return snapshot begins (the runner preempted on a loaded machine: seen once in a full
+// ctest run on two cores) leaves nothing to see on that call, so up to three such calls are made,
+// each a fresh chance; the first evidence ends them. CPU only: nothing is poisoned on cuda:0.
 void unpoisoned_check(OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& timed) {
   if (timed.empty() || op.run.device() != loader::Device::Cpu) return;
   const Judged& largest = timed.front();
   const Sample& s = all[largest.index];
-  std::optional<Judged> j = draw_judged(op, s, largest.index, op.rng_index(largest.index) + 500000);
-  if (!j) return;
-  if (call_trial(op, s, *j, "on a judged call made without allocation poisoning, as timed calls are: ", false,
-                 /*poison=*/false) == Trial::Wrong)
-    violation(op.result, policy::Rule::ShapeSpecialisation,
-              trace::format_call(s.call) +
-                  " is right on judged calls and wrong on one made in the state of a timed call (no allocation "
-                  "poisoning): the kernel reads the runner's state to tell evaluation from benchmarking");
+  constexpr int kCalls = 3;
+  for (int k = 0; k < kCalls; ++k) {
+    std::optional<Judged> j = draw_judged(op, s, largest.index, op.rng_index(largest.index) + 500000 + static_cast<size_t>(k));
+    if (!j) return;
+    const size_t violations_before = op.result.violations.size();
+    const Trial t = call_trial(op, s, *j, "on a judged call made without allocation poisoning, as timed calls are: ", false,
+                               /*poison=*/false);
+    if (t == Trial::Wrong) {
+      violation(op.result, policy::Rule::ShapeSpecialisation,
+                trace::format_call(s.call) +
+                    " is right on judged calls and wrong on one made in the state of a timed call (no allocation "
+                    "poisoning): the kernel reads the runner's state to tell evaluation from benchmarking");
+      return;
+    }
+    if (t == Trial::Gone || op.result.violations.size() > violations_before || !op.result.failures.empty()) return;
+  }
 }
 
 }  // namespace kg::harness::evaluation
