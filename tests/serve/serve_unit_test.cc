@@ -112,7 +112,9 @@ TEST(ServeRequest, TaskIds) {
 }
 
 json op(const std::string& verdict, double speedup = 0, const std::string& rule = "", const std::string& category = "") {
-  json o = {{"op", "x.default"}, {"verdict", verdict}, {"violations", json::array()}, {"failures", json::array()}};
+  json o = {{"op", "x.default"},           {"kind", "cpu"},
+            {"verdict", verdict},          {"tests", {{"passed", verdict == "pass" ? 1 : 0}, {"total", 1}}},
+            {"violations", json::array()}, {"failures", json::array()}};
   o["speedup"] = speedup > 0 ? json(speedup) : json();
   if (!rule.empty()) o["violations"].push_back({{"rule", rule}, {"evidence", "e"}});
   if (!category.empty()) o["failures"].push_back({{"category", category}});
