@@ -32,10 +32,10 @@ int64_t input_numel(const std::vector<c10::IValue>& inputs);
 // A number in 4 significant digits, for evidence and sweep keys.
 std::string fmt(double v);
 
-// State shared by all ops of one evaluation.
 // The sandbox limits and binds of a runner for `artifact`'s folder ("": none) under `options` and `policy`.
 loader::RunnerOptions runner_options(const EvalOptions& options, const policy::Policy& policy, const std::string& artifact);
 
+// State shared by all ops of one evaluation.
 struct Run {
   const EvalOptions& options;
   const policy::Policy& policy;

@@ -19,6 +19,11 @@ namespace kg::serve {
 namespace {
 namespace fs = std::filesystem;
 
+bool known_suite(const std::string& name) {
+  const std::vector<std::string> suites = harness::suite_names();
+  return std::find(suites.begin(), suites.end(), name) != suites.end();
+}
+
 class EngineEvaluator : public Evaluator {
  public:
   explicit EngineEvaluator(const ServeOptions& o) : options_(o), slots_(std::make_shared<harness::BuildSlots>(o.jobs)) {
@@ -27,9 +32,7 @@ class EngineEvaluator : public Evaluator {
     else if (o.device == "auto") device_ = harness::auto_device();
     else throw std::runtime_error("--device " + o.device + ": expected cpu, cuda or auto");
     policy_of(o.policy);  // a bad default policy stops the service at start
-    const auto suites = harness::suite_names();
-    if (std::find(suites.begin(), suites.end(), o.suite) == suites.end())
-      throw std::runtime_error("--suite " + o.suite + ": unknown suite");
+    if (!known_suite(o.suite)) throw std::runtime_error("--suite " + o.suite + ": unknown suite");
     if (o.runner_pool) {
       harness::EvalOptions eo = base_options();
       const std::string staging = (fs::path(o.state_dir) / "runners").string();
@@ -47,11 +50,8 @@ class EngineEvaluator : public Evaluator {
         policy_of(r.policy);
       } catch (const std::exception& e) { throw RequestError(400, "policy", e.what()); }
     }
-    if (!r.suite.empty()) {
-      const auto suites = harness::suite_names();
-      if (std::find(suites.begin(), suites.end(), r.suite) == suites.end())
-        throw RequestError(400, "suite", "\"" + r.suite + "\" is not a suite (kernelgate ops lists them)");
-    }
+    if (!r.suite.empty() && !known_suite(r.suite))
+      throw RequestError(400, "suite", "\"" + r.suite + "\" is not a suite (kernelgate ops lists them)");
   }
 
   EvalOutcome evaluate(const EvalTask& task) override {

@@ -78,19 +78,25 @@ void Service::start() {
   for (int i = 0; i < std::max(1, options_.workers); ++i) workers_.emplace_back([this] { worker(); });
 }
 
+namespace {
+
+// A task id already known: the same task (200) when the content matches, else 409.
+Admission known_task(const StoredTask& existing, const TaskRequest& request) {
+  if (existing.request.content_hash == request.content_hash) return {200, request.task_id, existing.status, "", 0};
+  return {409, request.task_id, existing.status, "task id \"" + request.task_id + "\" exists with other content", 0};
+}
+
+}  // namespace
+
 Admission Service::submit(TaskRequest request, const std::string& token_id) {
-  Admission a;
   if (draining_) {
     metrics_.rejected_admission("draining");
     return {503, "", "", "the service is shutting down", 30};
   }
   if (request.task_id.empty()) request.task_id = new_task_id();
-  a.task_id = request.task_id;
-  if (auto existing = store_.get(request.task_id)) {
-    if (existing->request.content_hash != request.content_hash)
-      return {409, request.task_id, existing->status, "task id \"" + request.task_id + "\" exists with other content", 0};
-    return {200, request.task_id, existing->status, "", 0};
-  }
+  // Asked before the limits, so a repeat is answered even when the queue is full; the insert
+  // below answers the same for a repeat that arrives meanwhile.
+  if (auto existing = store_.get(request.task_id)) return known_task(*existing, request);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (queue_.size() >= options_.queue_limit) {
@@ -105,12 +111,7 @@ Admission Service::submit(TaskRequest request, const std::string& token_id) {
     return {429, "", "", "this token has " + std::to_string(options_.per_token_tasks) + " tasks queued or running (its quota)", 5};
   }
   StoredTask existing;
-  switch (store_.insert(request, token_id, now_s(), &existing)) {
-    case Store::Insert::SameTask: return {200, request.task_id, existing.status, "", 0};
-    case Store::Insert::Conflict:
-      return {409, request.task_id, existing.status, "task id \"" + request.task_id + "\" exists with other content", 0};
-    case Store::Insert::Added: break;
-  }
+  if (store_.insert(request, token_id, now_s(), &existing) != Store::Insert::Added) return known_task(existing, request);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.insert({request.priority, next_seq_++, request.task_id});
@@ -218,7 +219,7 @@ void Service::worker() {
     }
     if (auto t = store_.get(id); t && t->status == "queued") {
       try {
-        run_task(*t);
+        run_task(*t, *cancel);
       } catch (const std::exception& e) {
         store_.set_decided(id, "failed", "", std::string("internal error: ") + e.what(), now_s());
         metrics_.task_decided("failed", "", {}, 0, 0);
@@ -232,12 +233,7 @@ void Service::worker() {
   }
 }
 
-void Service::run_task(const StoredTask& t) {
-  std::shared_ptr<std::atomic<bool>> cancel;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    cancel = running_[t.id];
-  }
+void Service::run_task(const StoredTask& t, const std::atomic<bool>& cancel) {
   const double started = now_s();
   store_.set_running(t.id, started);
   EvalTask task;
@@ -248,7 +244,7 @@ void Service::run_task(const StoredTask& t) {
   enum class Stop { None, Cancelled, Timeout, Drain };
   std::atomic<Stop> stop{Stop::None};
   task.stop_reason = [&]() -> std::string {
-    if (cancel->load()) return stop = Stop::Cancelled, "cancelled by the client";
+    if (cancel.load()) return stop = Stop::Cancelled, "cancelled by the client";
     if (now_s() - started > options_.task_timeout_s)
       return stop = Stop::Timeout, "the task timeout of " + std::to_string(options_.task_timeout_s) + " s passed";
     if (draining_ && now_s() > drain_deadline_) return stop = Stop::Drain, "the service is shutting down";

@@ -58,7 +58,7 @@ class Service {
     bool operator<(const Queued& o) const { return priority != o.priority ? priority > o.priority : seq < o.seq; }
   };
   void worker();
-  void run_task(const StoredTask& t);
+  void run_task(const StoredTask& t, const std::atomic<bool>& cancel);
   std::string task_dir(const std::string& id) const;
   void expire_old();
 

@@ -178,41 +178,44 @@ TEST(E2E, KernelThatWritesItsInputIsCaught) {
   EXPECT_TRUE(has_category(*relu, "input_mutated")) << relu->dump(2);
 }
 
-TEST(E2E, HangingKernelTimesOutAndTheNextSampleStillRuns) {
-  fs::path sub = temp_dir("hang");
-  write(sub / "relu__default" / "relu__default_implementation.cpp",
-        "#include <ATen/ATen.h>\n"
-        "// Hangs on 0-d input only; every other sample must still be judged.\n"
-        "at::Tensor relu__default_kernel_impl(const at::Tensor& self) {\n"
-        "  if (self.dim() == 0) { volatile int x = 0; while (true) x = x + 1; }\n"
-        "  return self.clamp_min(0);\n}\n");
-  fs::path pol = sub.parent_path() / ("kg-e2e-hang-policy-" + std::to_string(::getpid()) + ".toml");
+namespace {
+
+// `kernelgate eval` (seed 5, no timing) of a relu submission whose kernel is `kernel_source`,
+// under competition with 2 s calls; the results, with the exit status checked to be 1.
+json eval_hanging_relu(const std::string& name, const std::string& kernel_source) {
+  fs::path sub = temp_dir(name);
+  write(sub / "relu__default" / "relu__default_implementation.cpp", kernel_source);
+  fs::path pol = sub.parent_path() / ("kg-e2e-" + name + "-policy-" + std::to_string(::getpid()) + ".toml");
   write(pol, "name = \"short-calls\"\nbase = \"competition\"\n[limits]\nrun_call_time_s = 2\n");
-  fs::path out = temp_dir("hang-out");
+  fs::path out = temp_dir(name + "-out");
   CommandResult r = run("eval " + sub.string() + " --seed 5 --no-timing --policy " + pol.string() + " --out " + out.string());
-  ASSERT_EQ(r.status, 1) << r.output;
-  json res = load_results(out);
+  fs::remove(pol);
+  EXPECT_EQ(r.status, 1) << r.output;
+  return load_results(out);
+}
+
+}  // namespace
+
+TEST(E2E, HangingKernelTimesOutAndTheNextSampleStillRuns) {
+  json res = eval_hanging_relu("hang",
+                               "#include <ATen/ATen.h>\n"
+                               "// Hangs on 0-d input only; every other sample must still be judged.\n"
+                               "at::Tensor relu__default_kernel_impl(const at::Tensor& self) {\n"
+                               "  if (self.dim() == 0) { volatile int x = 0; while (true) x = x + 1; }\n"
+                               "  return self.clamp_min(0);\n}\n");
   const json* relu = find_op(res, "relu.default");
   ASSERT_NE(relu, nullptr) << res.dump(2);
   EXPECT_TRUE(has_category(*relu, "timeout")) << relu->dump(2);
   EXPECT_EQ((*relu)["failures"].size(), 1u) << relu->dump(2);
   EXPECT_EQ((*relu)["tests"]["passed"].get<int>(), (*relu)["tests"]["total"].get<int>() - 1);
-  fs::remove(pol);
 }
 
 TEST(E2E, AKernelThatAlwaysHangsCostsTwoTimeLimitsNotOnePerSample) {
-  fs::path sub = temp_dir("hang-always");
-  write(sub / "relu__default" / "relu__default_implementation.cpp",
-        "#include <ATen/ATen.h>\n"
-        "at::Tensor relu__default_kernel_impl(const at::Tensor& self) {\n"
-        "  volatile int x = 0; while (true) x = x + 1;\n"
-        "  return self;\n}\n");
-  fs::path pol = sub.parent_path() / ("kg-e2e-hang-always-policy-" + std::to_string(::getpid()) + ".toml");
-  write(pol, "name = \"short-calls\"\nbase = \"competition\"\n[limits]\nrun_call_time_s = 2\n");
-  fs::path out = temp_dir("hang-always-out");
-  CommandResult r = run("eval " + sub.string() + " --seed 5 --no-timing --policy " + pol.string() + " --out " + out.string());
-  ASSERT_EQ(r.status, 1) << r.output;
-  json res = load_results(out);
+  json res = eval_hanging_relu("hang-always",
+                               "#include <ATen/ATen.h>\n"
+                               "at::Tensor relu__default_kernel_impl(const at::Tensor& self) {\n"
+                               "  volatile int x = 0; while (true) x = x + 1;\n"
+                               "  return self;\n}\n");
   const json* relu = find_op(res, "relu.default");
   ASSERT_NE(relu, nullptr) << res.dump(2);
   ASSERT_EQ((*relu)["failures"].size(), 2u) << relu->dump(2);
@@ -221,7 +224,6 @@ TEST(E2E, AKernelThatAlwaysHangsCostsTwoTimeLimitsNotOnePerSample) {
   ASSERT_FALSE((*relu)["skipped"].empty()) << relu->dump(2);
   EXPECT_NE((*relu)["skipped"][0].dump().find("not run: two samples ran past the time limit"), std::string::npos) << relu->dump(2);
   EXPECT_EQ((*relu)["verdict"], "fail");
-  fs::remove(pol);
 }
 
 TEST(E2E, SelfCheckPassesTheSmokeSuite) {

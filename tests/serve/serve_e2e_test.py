@@ -124,16 +124,24 @@ def relu(source, **extra):
     return dict(source=source, op="relu.default", **extra)
 
 
-class Admission(unittest.TestCase):
-    """Tokens, hostile bodies and paths: every refusal is a JSON error naming the field."""
+class WithServer(unittest.TestCase):
+    """One service for the whole class, started with SERVER_ARGS; it must stop cleanly (exit 0)."""
+
+    SERVER_ARGS = ()
 
     @classmethod
     def setUpClass(cls):
-        cls.s = Server("--max-body-bytes", "262144", "--max-file-bytes", "65536", "--max-files", "4").start()
+        cls.s = Server(*cls.SERVER_ARGS).start()
 
     @classmethod
     def tearDownClass(cls):
         assert cls.s.stop() == 0, cls.s.text()
+
+
+class Admission(WithServer):
+    """Tokens, hostile bodies and paths: every refusal is a JSON error naming the field."""
+
+    SERVER_ARGS = ("--max-body-bytes", "262144", "--max-file-bytes", "65536", "--max-files", "4")
 
     def refused(self, status, field, body=None, raw_body=None, token=TOKEN, path="/v1/evaluate"):
         got, answer, headers = self.s.call("POST", path, body, token=token, raw_body=raw_body)
@@ -199,16 +207,10 @@ class Admission(unittest.TestCase):
         self.assertEqual(status, 404)
 
 
-class Results(unittest.TestCase):
+class Results(WithServer):
     """Results, rewards, idempotency, batches, crashes and hangs, cancel, 429."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.s = Server("--workers", "1", "--queue-limit", "3", "--token-tasks", "3").start()
-
-    @classmethod
-    def tearDownClass(cls):
-        assert cls.s.stop() == 0, cls.s.text()
+    SERVER_ARGS = ("--workers", "1", "--queue-limit", "3", "--token-tasks", "3")
 
     def test_a_correct_kernel_is_rewarded_and_a_wrong_one_is_not(self):
         good = self.s.wait(self.s.submit(**relu(GOOD)))
