@@ -88,6 +88,14 @@ class Service:
             text = e.read()
             return e.code, json.loads(text) if text.startswith(b"{") else {}, time.perf_counter() - t0, dict(e.headers)
 
+    def log_tail(self, n=60):
+        """The service's own output, for a failed run: its exit status when it died, and the log's end."""
+        self.log.flush()
+        state = "running" if self.proc.poll() is None else f"exited with status {self.proc.returncode}"
+        with open(os.path.join(self.dir, "serve.log"), errors="replace") as f:
+            lines = f.readlines()[-n:]
+        return f"kernelgate serve {state}; last {len(lines)} lines of {self.dir}/serve.log:\n" + "".join(lines)
+
     def stop(self):
         self.proc.terminate()
         self.proc.wait(timeout=300)
@@ -190,6 +198,9 @@ def main():
             print(f"{c:>5} {r['evals_per_min']:>10.1f} {r['requests_per_s']:>8.1f} {r['task_p50_s']:>11.3f} {r['task_p99_s']:>11.3f} "
                   f"{r['http_p50_ms']:>12.2f} {r['http_p99_ms']:>12.2f} {r['overhead_p50_ms']:>16.2f} {r['overhead_p99_ms']:>8.2f}  {r['verdicts']}")
             sys.stdout.flush()
+    except Exception:
+        print(svc.log_tail(), file=sys.stderr)
+        raise
     finally:
         svc.stop()
     svc = Service(a.kernelgate, [], a.device, 1, a.queue_limit, a.policy)
@@ -197,6 +208,9 @@ def main():
         o = overload(svc, source, kind, 4 * a.queue_limit, a.queue_limit, a.budget_s)
         print(f"overload: {o['burst']} submissions at once, queue limit {o['queue_limit']}: {o['accepted']} accepted, {o['429']} answered 429 "
               f"({o['429_without_retry_after']} without Retry-After), {o['errors']} errors, {o['lost']} accepted tasks lost")
+    except Exception:
+        print(svc.log_tail(), file=sys.stderr)
+        raise
     finally:
         svc.stop()
     return 0 if o["errors"] == 0 and o["lost"] == 0 and o["429_without_retry_after"] == 0 else 1

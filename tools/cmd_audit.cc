@@ -1,6 +1,8 @@
 // `kernelgate audit`: evaluate a submission under the `audit` profile and write a report an
 // organiser can forward (OUT/audit.md, OUT/audit.json) next to the usual results.json.
 #include "eval_cli.h"
+#include "eval_reports.h"
+#include "report_file.h"
 
 #include <ctime>
 #include <filesystem>
@@ -10,15 +12,18 @@
 namespace {
 
 const char* kAuditUsage =
-    "usage: kernelgate audit DIR [--suite NAME] [--ops LIST] [--device cpu|cuda|auto] [--out DIR] [--seed N] [--verbose]\n"
+    "usage: kernelgate audit DIR [--suite NAME] [--ops LIST] [--device cpu|cuda|auto] [--out DIR] [--seed N] [--junit FILE]\n"
+    "                       [--quiet|--verbose]\n"
     "\n"
     "Evaluates the submission DIR as `eval` does, under the `audit` profile (every rule rejects,\n"
-    "5 trials, a long timing loop), and writes OUT/audit.md (to forward), OUT/audit.json and\n"
-    "OUT/results.json (OUT defaults to ./kernelgate-audit). Per rule (docs/threats.md) the\n"
+    "5 trials, a long timing loop), and writes OUT/audit.md (to forward), OUT/audit.json,\n"
+    "OUT/report.html (the findings with the results, one page for a browser) and OUT/results.json\n"
+    "(OUT defaults to ./kernelgate-audit). Per rule (docs/threats.md) the\n"
     "report says what kernelgate checked, the profile's action, and per op the evidence found,\n"
     "\"nothing found\", or why the check was not reached.\n"
     "  --suite NAME   sample suite (default smoke)\n"
     "  --ops LIST     comma-separated overloads to audit (default: every op folder)\n"
+    "  --junit FILE   also write JUnit XML: a testcase per op x sample, rule findings as failures\n"
     "Exit status: 0 every op passed and no rule found anything, 1 something was found or failed\n"
     "(or DIR has no op folders), 2 bad usage or configuration, or an output file could not be written.\n";
 
@@ -37,7 +42,7 @@ int kg_cmd_audit(int argc, char** argv) {
   kg::cli::EvalCli cli;
   cli.policy_name = "audit";
   cli.opt.out_dir = "kernelgate-audit";
-  cli.extra_outputs = {"audit.md", "audit.json"};
+  cli.extra_outputs = {"audit.md", "audit.json", "report.html"};
   if (int rc = kg::cli::parse_eval_cli(argc, argv, kg::cli::EvalMode::Audit, kAuditUsage, &cli); rc >= 0) return rc;
   const std::string date = utc_now();
   kg::policy::Policy policy;
@@ -48,7 +53,9 @@ int kg_cmd_audit(int argc, char** argv) {
   if (!kg::cli::write_text_file(md, kg::harness::audit_markdown(report, policy, date), "audit") ||
       !kg::cli::write_text_file((out / "audit.json").string(), kg::harness::audit_json(report, policy, date), "audit"))
     return 2;
-  std::cout << kg::harness::report_table(report) << "\naudit report: " << md << "\n";
+  if (!kg::cli::write_submission_reports(cli, report, false, "audit")) return 2;
+  if (!kg::cli::write_report_html(cli.opt.out_dir, true, "audit")) return 2;
+  if (cli.verbosity != kg::cli::Verbosity::Quiet) std::cout << kg::harness::report_table(report) << "\naudit report: " << md << "\n";
   // Flagged evidence does not change a verdict, but an audit that found something is not clean.
   int rc = kg::harness::report_exit_code(report);
   for (const auto& r : report.ops) rc |= r.violations.empty() ? 0 : 1;

@@ -1,5 +1,7 @@
 // `kernelgate eval --batch DIR` / `--batch-list FILE`: many submissions into one OUT (engine.h).
 #include "eval_cli.h"
+#include "eval_reports.h"
+#include "output_files.h"
 
 #include "kernelgate/engine.h"
 #include "kernelgate/text_safety.h"
@@ -53,15 +55,25 @@ int run_batch_cli(const EvalCli& cli) {
   if (!batch_shard(cli, &o.shard)) return 2;
   engine::BatchOutcome outcome;
   try {
+    if (!cli.junit_file.empty()) remove_previous_output(cli.junit_file);
     o.submissions = cli.batch_dir.empty() ? engine::submissions_listed(cli.batch_list) : engine::submissions_in(cli.batch_dir);
     const policy::Policy policy = policy::load(cli.policy_name);
+    ProgressLine progress(cli.verbosity);  // cleared before the table is printed
+    o.on_progress = [&progress](const harness::EvalProgress& p) { progress.update(p); };
     outcome = engine::run_batch(o, policy);
   } catch (const std::exception& e) {
     print_error("eval", e.what());
     return 2;
   }
-  print_table(outcome);
-  std::cout << "\nsummary: " << (std::filesystem::path(o.out_dir) / "summary.json").string() << "\n";
+  if (!cli.junit_file.empty()) {
+    std::vector<results::JunitSubmission> suites;
+    for (const results::BatchEntry& e : outcome.entries) suites.push_back({e.name, e.results});
+    if (!write_junit(cli.junit_file, suites, cli.opt.suite, "eval")) return 2;
+  }
+  if (cli.verbosity != Verbosity::Quiet) {
+    print_table(outcome);
+    std::cout << "\nsummary: " << (std::filesystem::path(o.out_dir) / "summary.json").string() << "\n";
+  }
   return results::batch_exit_code(outcome.entries);
 }
 

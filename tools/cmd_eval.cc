@@ -1,6 +1,8 @@
 // `kernelgate eval` and `kernelgate repro`: evaluate a submission, or re-run one sample of it.
 // The option parser and the evaluation are shared with `kernelgate audit` (eval_cli.h).
 #include "eval_cli.h"
+#include "eval_reports.h"
+#include "report_file.h"
 #include "output_files.h"
 
 #include "kernelgate/results.h"
@@ -21,28 +23,38 @@ namespace {
 const char* kEvalUsage =
     "usage: kernelgate eval DIR|--self-check [--suite NAME|PATH] [--ops LIST] [--policy NAME|FILE]\n"
     "                       [--device cpu|cuda|auto] [--out DIR] [--seed N] [--no-timing] [--jobs N]\n"
-    "                       [--feedback FILE] [--tolerance-sweep] [--no-runner-pool] [--verbose]\n"
+    "                       [--feedback FILE] [--tolerance-sweep] [--no-runner-pool] [--junit FILE] [--quiet|--verbose]\n"
     "       kernelgate eval --batch DIR|--batch-list FILE [--shard I/N] [--resume] [--jobs N]\n"
     "                       [--devices N] [the options above]\n"
     "\n"
     "Builds every op folder of the submission DIR in the sandbox, runs it on inputs drawn from a\n"
     "secret seed (or --seed N to reproduce), compares with PyTorch eager, times passing ops, and\n"
-    "writes OUT/results.json (OUT defaults to ./kernelgate-out). Prints a verdict table.\n"
-    "  --suite NAME       sample suite (default smoke): smoke, edge, edge-large, opinfo, traces, or a\n"
-    "                     PATH to a trace file in BackendBench's format or a directory of them\n"
+    "writes OUT/results.json (OUT defaults to ./kernelgate-out), OUT/summary.csv, OUT/summary.md and\n"
+    "OUT/report.html (one self-contained page to read in a browser). Prints a verdict table.\n"
+    "  --suite NAME       sample suite: smoke, edge, edge-large, opinfo, traces, or a PATH to a trace\n"
+    "                     file in BackendBench's format or a directory of them. Default auto: each op on\n"
+    "                     the first of smoke, edge, opinfo, traces that has samples for it (results.json\n"
+    "                     names the suite per op); --self-check defaults to smoke\n"
     "  --ops LIST         comma-separated overloads to evaluate (default: every op folder)\n"
     "  --policy P         policy profile name or TOML file (default competition)\n"
     "  --self-check       no submission: the runner calls each aten overload of the suite itself;\n"
     "                     every op must pass (checks inputs, protocol, sandbox and comparison)\n"
     "  --feedback FILE    write a short account of every failing op, to paste into a model's prompt\n"
-    "  --tolerance-sweep  also report pass counts per op at atol=rtol in {1e-5, 1e-3, 1e-2}\n"
+    "  --tolerance-sweep  also report pass counts per op at atol=rtol in {1e-5, 1e-3, 1e-2}, under the\n"
+    "                     policy's atol/rtol and under the context-aware tolerance (docs/verdicts.md)\n"
+    "  --junit FILE       also write JUnit XML: a testsuite per submission, a testcase per op x sample\n"
+    "                     (failures carry the category and evidence, rule findings name the rule)\n"
     "  --jobs N           builds at once (default: the machine's cores), ahead of and beside the runs;\n"
     "                     in a batch also the submissions in flight\n"
     "  --no-runner-pool   start each runner when it is needed instead of ahead (for measuring the pool)\n"
+    "  --quiet, -q        no progress line and no table: only the files and the exit status\n"
+    "  --verbose, -v      a line per op as it starts and is decided, instead of the progress line\n"
+    "                     (the progress line is drawn only when stderr is a terminal)\n"
     "Batches (docs/batches.md):\n"
     "  --batch DIR        judge every submission directory directly inside DIR: OUT/<name>/results.json\n"
-    "                     each, OUT/summary.json, summary.csv, summary.md, and OUT/journal.jsonl (every\n"
-    "                     op the moment it is decided)\n"
+    "                     each, OUT/summary.json, summary.csv, summary.md, OUT/journal.jsonl (every\n"
+    "                     op the moment it is decided), and report.html (a leaderboard) in OUT and each\n"
+    "                     OUT/<name>\n"
     "  --batch-list FILE  the same for the directories FILE lists, one a line\n"
     "  --shard I/N        judge only shard I (0-based) of N: a stable subset of (submission, op) pairs\n"
     "                     (default: SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT when set); combine the\n"
@@ -96,7 +108,8 @@ bool audit_decides(const std::string& option) {
 
 bool takes_value(const std::string& a, bool repro) {
   return a == "--suite" || a == "--ops" || a == "--policy" || a == "--device" || a == "--out" || a == "--seed" || a == "--runner" ||
-         a == "--feedback" || a == "--jobs" || (repro && (a == "--op" || a == "--sample" || a == "--values" || a == "--index")) ||
+         a == "--feedback" || a == "--jobs" || (!repro && a == "--junit") ||
+         (repro && (a == "--op" || a == "--sample" || a == "--values" || a == "--index")) ||
          (!repro && (a == "--batch" || a == "--batch-list" || a == "--shard" || a == "--devices"));
 }
 
@@ -125,6 +138,7 @@ int set_value(const std::string& a, const char* v, const char* cmd, const char* 
   else if (a == "--out") opt.out_dir = v;
   else if (a == "--runner") opt.runner_path = v;
   else if (a == "--feedback") cli->feedback_file = v;
+  else if (a == "--junit") cli->junit_file = v;
   else if (a == "--op") cli->op = v;
   else if (a == "--batch") cli->batch_dir = v;
   else if (a == "--batch-list") cli->batch_list = v;
@@ -178,6 +192,9 @@ int parse_arguments(int argc, char** argv, EvalMode mode, const char* usage, Eva
       opt.tolerance_sweep = true;
     } else if (a == "--verbose" || a == "-v") {
       opt.verbose = true;
+      cli->verbosity = kg::cli::Verbosity::Verbose;
+    } else if (a == "--quiet" || a == "-q") {
+      cli->verbosity = kg::cli::Verbosity::Quiet;
     } else if (!a.empty() && a[0] == '-') {
       return usage_error(cmd, usage, "unknown option " + a);
     } else if (opt.submission.empty()) {
@@ -272,6 +289,8 @@ int parse_eval_cli(int argc, char** argv, EvalMode mode, const char* usage, Eval
     return -1;
   }
   if (opt.self_check && !opt.submission.empty()) return usage_error(cmd, usage, "--self-check takes no submission directory");
+  // --self-check without --suite: the smoke suite's ops, not every op the default suite could reach.
+  if (opt.self_check && opt.suite == kg::harness::kAutoSuite) opt.suite = "smoke";
   if (!opt.self_check && opt.submission.empty()) return usage_error(cmd, usage, "no submission directory given");
   if (cli->device == "auto") opt.device = kg::harness::auto_device();
   else if (const auto device = kg::names::try_parse_device(cli->device)) opt.device = *device;
@@ -324,8 +343,12 @@ int evaluate_to_results(const EvalCli& cli, const char* cmd, kg::policy::Policy*
     remove_previous_output(path);
     for (const auto& name : cli.extra_outputs) remove_previous_output((out / name).string());
     if (!cli.feedback_file.empty()) remove_previous_output(cli.feedback_file);
+    if (!cli.junit_file.empty()) remove_previous_output(cli.junit_file);
     *policy = kg::policy::load(cli.policy_name);
-    *report = kg::harness::evaluate(cli.opt, *policy);
+    ProgressLine progress(cli.verbosity);  // cleared before the table is printed
+    kg::harness::EvalOptions opt = cli.opt;
+    opt.on_progress = [&progress](const kg::harness::EvalProgress& p) { progress.update(p); };
+    *report = kg::harness::evaluate(opt, *policy);
   } catch (const std::exception& e) {
     print_error(cmd, e.what());
     return 2;
@@ -345,8 +368,12 @@ int run(const EvalCli& cli) {
   kg::policy::Policy policy;
   kg::harness::Report report;
   if (int rc = kg::cli::evaluate_to_results(cli, cmd, &policy, &report); rc >= 0) return rc;
-  std::cout << kg::harness::report_table(report);
-  std::cout << "\nresults: " << (std::filesystem::path(cli.opt.out_dir) / "results.json").string() << "\n";
+  if (!cli.opt.repro && !kg::cli::write_submission_reports(cli, report, true, cmd)) return 2;
+  if (!cli.opt.repro && !kg::cli::write_report_html(cli.opt.out_dir, false, cmd)) return 2;
+  if (cli.verbosity != kg::cli::Verbosity::Quiet) {
+    std::cout << kg::harness::report_table(report);
+    std::cout << "\nresults: " << (std::filesystem::path(cli.opt.out_dir) / "results.json").string() << "\n";
+  }
   return kg::harness::report_exit_code(report);
 }
 
@@ -356,7 +383,11 @@ int kg_cmd_eval(int argc, char** argv) {
   EvalCli cli;
   int rc = kg::cli::parse_eval_cli(argc, argv, EvalMode::Eval, kEvalUsage, &cli);
   if (rc >= 0) return rc;
-  return cli.batch_dir.empty() && cli.batch_list.empty() ? run(cli) : kg::cli::run_batch_cli(cli);
+  if (cli.batch_dir.empty() && cli.batch_list.empty()) {
+    cli.extra_outputs = {"summary.csv", "summary.md", "report.html"};
+    return run(cli);
+  }
+  return kg::cli::run_batch_cli(cli);
 }
 
 int kg_cmd_repro(int argc, char** argv) {

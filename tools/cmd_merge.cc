@@ -14,8 +14,9 @@ const char* kMergeUsage =
     "\n"
     "Combines the output folders of the shards of one run (`kernelgate eval --shard I/N --out\n"
     "SHARD_OUT`, each with summary.json and <submission>/results.json) into OUT: one\n"
-    "OUT/<submission>/results.json holding the ops of every shard, and OUT/summary.json,\n"
-    "OUT/summary.csv and OUT/summary.md over the whole run. Refuses, writing nothing, when the\n"
+    "OUT/<submission>/results.json (and report.html) holding the ops of every shard, and\n"
+    "OUT/summary.json, OUT/summary.csv, OUT/summary.md and OUT/report.html (a leaderboard) over the\n"
+    "whole run. Refuses, writing nothing, when the\n"
     "shards are not of one run (policy, suite, kernelgate or torch version, device, seed, timing,\n"
     "--ops), their shard counts differ, a shard is given twice or missing, an op was judged by two\n"
     "shards, or a file is unreadable or corrupt; the error names the folder and the field.\n"
@@ -64,7 +65,7 @@ int kg_cmd_merge(int argc, char** argv) {
     return 2;
   }
   const int status = kg::results::batch_exit_code(entries);
-  std::printf("merged %zu shard folders: %zu submissions into %s (summary.json, summary.csv, summary.md)\n", shards.size(), entries.size(),
-              kg::text::terminal_safe(out).c_str());
+  std::printf("merged %zu shard folders: %zu submissions into %s (summary.json, summary.csv, summary.md, report.html)\n", shards.size(),
+              entries.size(), kg::text::terminal_safe(out).c_str());
   return status;
 }

@@ -4,6 +4,7 @@
 
 #include "kernelgate/harness.h"
 #include "kernelgate/policy.h"
+#include "progress_line.h"
 
 #include <string>
 #include <vector>
@@ -16,8 +17,10 @@ struct EvalCli {
   kg::harness::EvalOptions opt;
   std::string policy_name = kg::policy::kDefaultProfile;
   std::string feedback_file;
-  std::string device = "cpu";              // --device as given: cpu, cuda or auto (resolved into opt.device)
-  std::vector<std::string> extra_outputs;  // files in OUT besides results.json this command writes
+  std::string junit_file;                   // --junit FILE (eval, audit): JUnit XML of the run
+  Verbosity verbosity = Verbosity::Normal;  // --quiet: no progress, no table; --verbose: a line per op
+  std::string device = "cpu";               // --device as given: cpu, cuda or auto (resolved into opt.device)
+  std::vector<std::string> extra_outputs;   // files in OUT besides results.json this command writes
   std::string op, sample, values = "normal";
   long index = 0;
   bool time = false;  // repro: also time the sample (candidate and eager)

@@ -18,6 +18,7 @@ int kg_cmd_policy(int argc, char** argv);
 int kg_cmd_ops(int argc, char** argv);
 int kg_cmd_init(int argc, char** argv);
 int kg_cmd_merge(int argc, char** argv);
+int kg_cmd_compare(int argc, char** argv);
 int kg_cmd_warmup(int argc, char** argv);
 int kg_cmd_serve(int argc, char** argv);
 
@@ -32,6 +33,7 @@ const char* kUsage =
     "  audit DIR     evaluate under the audit profile and write a forwardable report (audit.md, audit.json)\n"
     "  init DIR      write op folders with stubs carrying the expected signatures (--ops LIST)\n"
     "  merge         combine the outputs of a sharded run (--shard I/N) into one (--out OUT SHARD_OUT...)\n"
+    "  compare A B   two results side by side per op; exit 1 when a claimed pass or speedup of B does not hold in A\n"
     "  ops           list the overloads each suite covers, with sample counts\n"
     "  repro DIR     re-run one sample of a submission (the line results.json gives)\n"
     "  sandbox       run any command under a sandbox profile and print its result record\n"
@@ -100,6 +102,7 @@ int main(int argc, char** argv) {
   if (cmd == "ops") return kg_cmd_ops(argc - 1, argv + 1);
   if (cmd == "init") return kg_cmd_init(argc - 1, argv + 1);
   if (cmd == "merge") return kg_cmd_merge(argc - 1, argv + 1);
+  if (cmd == "compare") return kg_cmd_compare(argc - 1, argv + 1);
   if (cmd == "warmup") return kg_cmd_warmup(argc - 1, argv + 1);
   if (cmd == "serve") return kg_cmd_serve(argc - 1, argv + 1);
   if (cmd == "version" || cmd == "--version") {

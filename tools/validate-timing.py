@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 import torch
 
@@ -56,13 +57,75 @@ def draw(shape, dt, dist, device="cpu"):
     return x.to(dt)
 
 
-def do_bench_median(op, tensors, scalars, dist="kernelgate"):
+class ClockWatch:
+    """nvidia-smi sampled every 20 ms while a measurement runs: the SM clock's median and minimum and
+    whether the power cap held the clocks down. A method that keeps the GPU busy for 200 ms (do_bench)
+    can run at lower clocks than one that leaves gaps between calls (kernelgate's fresh inputs and L2
+    flush), and these columns show when a ratio comes from that rather than from the harness."""
+
+    FIELDS = None
+
+    def __init__(self):
+        self.samples = []
+        self.proc = None
+
+    @classmethod
+    def fields(cls):
+        if cls.FIELDS is None:
+            cls.FIELDS = ""
+            for reasons in ("clocks_event_reasons", "clocks_throttle_reasons"):
+                f = f"clocks.sm,power.draw,{reasons}.sw_power_cap"
+                try:
+                    if subprocess.run(["nvidia-smi", f"--query-gpu={f}", "--format=csv,noheader,nounits"], capture_output=True, timeout=10).returncode == 0:
+                        cls.FIELDS = f
+                        break
+                except (OSError, subprocess.TimeoutExpired):
+                    break
+        return cls.FIELDS
+
+    def __enter__(self):
+        if self.fields():
+            self.proc = subprocess.Popen(["nvidia-smi", f"--query-gpu={self.fields()}", "--format=csv,noheader,nounits", "-lms", "20"],
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc:
+            self.proc.terminate()
+            out, _ = self.proc.communicate(timeout=10)
+            for line in out.splitlines():
+                parts = [x.strip() for x in line.split(",")]
+                try:
+                    self.samples.append((float(parts[0]), float(parts[1]), parts[2].lower() == "active"))
+                except (ValueError, IndexError):
+                    pass
+        return False
+
+    def summary(self):
+        busy = [s for s in self.samples if s[1] > 150.0] or self.samples  # samples while the GPU drew power
+        if not busy:
+            return "-"
+        clocks = sorted(s[0] for s in busy)
+        capped = sum(1 for s in busy if s[2])
+        return f"{statistics.median(clocks):.0f}/{clocks[0]:.0f}MHz cap{capped}/{len(busy)}"
+
+
+def cool_down(seconds=2.0):
+    """Every measurement starts from an idle GPU: a long sustained case (mm f16 4096^3 draws full
+    power) otherwise lowers the clocks for the one after it, and the comparison would depend on the
+    order of the cases rather than on the two timing methods."""
+    torch.cuda.synchronize()
+    time.sleep(seconds)
+
+
+def do_bench_median(op, tensors, scalars, dist="kernelgate", rep_ms=200, watch=None):
     import triton.testing
+    cool_down()
     name, overload = op.split(".")
     fn = getattr(getattr(torch.ops.aten, name), overload)
     args = [draw(shape, dt, dist, "cuda") for shape, dt in tensors] + list(scalars)
-    with torch.inference_mode():
-        ms = triton.testing.do_bench(lambda: fn(*args), warmup=25, rep=200, return_mode="median")
+    with torch.inference_mode(), (watch or ClockWatch()):
+        ms = triton.testing.do_bench(lambda: fn(*args), warmup=min(25, rep_ms), rep=rep_ms, return_mode="median")
     return ms * 1e-3
 
 
@@ -77,6 +140,7 @@ def replica_median(op, tensors, scalars, reps=50):
     flush = torch.empty(max(2 * l2, 64 << 20), dtype=torch.uint8, device="cuda")
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     times = []
+    cool_down()
     with torch.inference_mode():
         for i in range(reps + 3):
             args = [h.to("cuda") for h in host] + list(scalars)
@@ -91,9 +155,11 @@ def replica_median(op, tensors, scalars, reps=50):
     return statistics.median(times)
 
 
-def kernelgate_median(kg, op, line, out):
+def kernelgate_median(kg, op, line, out, watch=None):
+    cool_down()
     cmd = [kg, "repro", "--self-check", "--op", op, "--sample", line, "--device", "cuda", "--time", "--out", out, "--seed", "1"]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    with (watch or ClockWatch()):
+        p = subprocess.run(cmd, capture_output=True, text=True)
     res = json.load(open(os.path.join(out, "results.json")))
     ops = res["ops"]
     if p.returncode != 0 or not ops or not ops[0].get("timing"):
@@ -110,21 +176,26 @@ def main():
     a = ap.parse_args()
     only = {o for o in a.only.split(",") if o}
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}")
-    print(f"{'op':<18} {'spec':<44} {'kernelgate_us':>13} {'iqr_us':>7} {'reps':>5} {'replica_us':>10} {'do_bench_us':>12} {'ratio':>7} {'randn_do_bench_us':>17}")
+    print("do_bench_20ms: do_bench with rep=20 ms (about as long busy as kernelgate's loop); clocks: SM clock median/min while the GPU drew power, "
+          "and how many 20 ms samples had the power cap holding it down, during kernelgate's run and during do_bench")
+    print(f"{'op':<18} {'spec':<44} {'kernelgate_us':>13} {'iqr_us':>7} {'reps':>5} {'replica_us':>10} {'do_bench_us':>12} {'ratio':>7} "
+          f"{'randn_do_bench_us':>17} {'do_bench_20ms_us':>16}  {'clocks kernelgate':<26} {'clocks do_bench':<26}")
     held = []
     for i, (op, tensors, scalars) in enumerate(CASES):
         if only and op not in only:
             continue
         line = spec(tensors, scalars)
-        kg, iqr, reps = kernelgate_median(a.kernelgate, op, line, os.path.join(a.out, f"case{i}"))
-        db = do_bench_median(op, tensors, scalars)
+        kg_watch, db_watch = ClockWatch(), ClockWatch()
+        kg, iqr, reps = kernelgate_median(a.kernelgate, op, line, os.path.join(a.out, f"case{i}"), kg_watch)
+        db = do_bench_median(op, tensors, scalars, watch=db_watch)
         rep = replica_median(op, tensors, scalars)
         db_randn = do_bench_median(op, tensors, scalars, "randn")
+        db_short = do_bench_median(op, tensors, scalars, rep_ms=20)
         ratio = kg / db
         mark = "" if db > 20e-6 else "  (under 20 us)"
         if db > 20e-6:
             held.append(abs(ratio - 1))
-        print(f"{op:<18} {line[:44]:<44} {kg * 1e6:13.1f} {iqr * 1e6:7.1f} {reps:5d} {rep * 1e6:10.1f} {db * 1e6:12.1f} {ratio:7.3f} {db_randn * 1e6:17.1f}{mark}", flush=True)
+        print(f"{op:<18} {line[:44]:<44} {kg * 1e6:13.1f} {iqr * 1e6:7.1f} {reps:5d} {rep * 1e6:10.1f} {db * 1e6:12.1f} {ratio:7.3f} {db_randn * 1e6:17.1f} {db_short * 1e6:16.1f}  {kg_watch.summary():<26} {db_watch.summary():<26}{mark}", flush=True)
     if held:
         print(f"ops over 20 us: median |ratio-1| = {statistics.median(held) * 100:.2f}%, max = {max(held) * 100:.2f}%")
         return 0 if statistics.median(held) <= 0.03 else 1

@@ -2,6 +2,7 @@
 // build slots, one run lock per device pool, and the journal.
 #include "kernelgate/engine.h"
 #include "kernelgate/loader.h"
+#include "kernelgate/report_html.h"
 #include "kernelgate/runner_pool.h"
 
 #include <ATen/Context.h>
@@ -161,6 +162,7 @@ class Batch {
       if (w.in_shard) work_.push_back(std::move(w));
     }
     documents_.resize(work_.size());
+    for (const Work& w : work_) progress_.ops_total += w.error.empty() ? w.todo.size() : 0;
     slots_ = std::make_shared<harness::BuildSlots>(options_.jobs);
     pools_ = std::vector<harness::DeviceLock>(static_cast<size_t>(pool_count(options_)));
     for (size_t i = 0; i < pools_.size(); ++i) eagers_.push_back(harness::make_eager_runner());
@@ -252,6 +254,17 @@ class Batch {
       if (!runner_pools_.empty()) o.runner_pool = runner_pools_[static_cast<size_t>(pool.index)];
       // One pool: the default device, as for one submission. Several: GPU k for pool k.
       o.device_pool = pools_.size() > 1 ? pool.index : -1;
+      if (options_.on_progress)
+        o.on_progress = [this, &w](const harness::EvalProgress& p) {
+          if (p.op.empty()) return;  // this submission's end: its ops were counted one by one
+          std::lock_guard<std::mutex> l(progress_mu_);
+          if (p.phase == "decided") progress_.ops_done++;
+          progress_.op = w.submission.name + ": " + p.op;
+          progress_.phase = p.phase;
+          progress_.samples_done = p.samples_done;
+          progress_.samples_total = p.samples_total;
+          options_.on_progress(progress_);
+        };
       std::exception_ptr journal_failed;
       o.on_op_decided = [&](const harness::OpResult& r) {
         json obj = op_object(header, r);
@@ -284,8 +297,11 @@ class Batch {
   // A new run's output folder holds nothing of an earlier run's that a reader could take for this one's.
   void remove_previous_outputs() {
     const fs::path out = options_.out_dir;
-    for (const char* name : {"summary.json", "summary.csv", "summary.md"}) fs::remove(out / name);
-    for (const Submission& s : options_.submissions) fs::remove(out / s.name / "results.json");
+    for (const char* name : {"summary.json", "summary.csv", "summary.md", "report.html"}) fs::remove(out / name);
+    for (const Submission& s : options_.submissions) {
+      fs::remove(out / s.name / "results.json");
+      fs::remove(out / s.name / "report.html");
+    }
   }
 
   void write(const Work& w, const json& document) {
@@ -314,6 +330,8 @@ class Batch {
   std::atomic<bool> stop_{false};
   std::mutex fatal_mu_;
   std::exception_ptr fatal_;
+  std::mutex progress_mu_;
+  harness::EvalProgress progress_;  // over the whole batch (BatchOptions::on_progress)
 };
 
 }  // namespace
@@ -324,6 +342,7 @@ BatchOutcome run_batch(const BatchOptions& options, const policy::Policy& policy
   // summary.json last: the file a merge or a reader takes for the finished run.
   results::write_atomically((out / "summary.csv").string(), results::batch_summary_csv(outcome.entries));
   results::write_atomically((out / "summary.md").string(), results::batch_summary_markdown(outcome.identity, outcome.entries));
+  results::write_batch_reports(out.string(), outcome.identity, outcome.entries);
   results::write_atomically((out / "summary.json").string(), dump(results::batch_summary_json(outcome.identity, outcome.entries)));
   return outcome;
 }

@@ -63,6 +63,18 @@ loader::RunnerOptions runner_options(const EvalOptions& options, const policy::P
   return ro;
 }
 
+void Run::progress(const std::string& op, const char* phase, size_t samples_done, size_t samples_total) const {
+  if (!options.on_progress) return;
+  EvalProgress p;
+  p.ops_done = ops_done;
+  p.ops_total = ops_total;
+  p.op = op;
+  p.phase = phase;
+  p.samples_done = samples_done;
+  p.samples_total = samples_total;
+  options.on_progress(p);
+}
+
 loader::RunnerOptions Run::runner_options(const std::string& artifact) const {
   return evaluation::runner_options(options, policy, artifact);
 }
@@ -150,11 +162,17 @@ bool resolve_schema(OpState& op) {
 std::vector<Sample> collect_samples(OpState& op) {
   const EvalOptions& options = op.run.options;
   OpResult& r = op.result;
-  const std::vector<Sample> all = options.repro ? std::vector<Sample>{options.repro->sample} : suite_samples(options.suite, op.folder.op);
+  r.suite = options.repro ? "repro" : suite_for_op(options.suite, op.folder.op);
+  const std::vector<Sample> all = options.repro ? std::vector<Sample>{options.repro->sample} : suite_samples(r.suite, op.folder.op);
   if (!options.repro)
-    for (auto& entry : suite_unbuildable_samples(options.suite, op.folder.op)) r.skipped.push_back(std::move(entry));
-  if (all.empty()) {
-    r.error = "suite '" + options.suite + "' has no samples for " + op.folder.op;
+    for (auto& entry : suite_unbuildable_samples(r.suite, op.folder.op)) r.skipped.push_back(std::move(entry));
+  if (all.empty() && r.suite.empty()) {
+    std::string order;
+    for (const std::string& s : auto_suite_order()) order += (order.empty() ? "" : ", ") + s;
+    r.error = "no built-in suite has samples for " + op.folder.op + " (" + order +
+              "); judge it on your own trace file with --suite FILE (docs/suites.md, \"Your own traces\")";
+  } else if (all.empty()) {
+    r.error = "suite '" + r.suite + "' has no samples for " + op.folder.op;
     if (!r.skipped.empty()) r.error += " that can be built (see skipped)";
   }
   r.total = static_cast<int>(all.size());
@@ -259,6 +277,7 @@ std::vector<Judged> judge_samples(OpState& op, const std::vector<Sample>& all) {
     const size_t failures_before = op.result.failures.size();
     auto j = judge_sample(op, all[i], i);
     if (j) passed.push_back(std::move(*j));
+    op.run.progress(op.folder.op, "samples", i + 1, all.size());
     const bool timed_out = op.result.failures.size() > failures_before && op.result.failures.back().category == policy::Category::Timeout;
     if (!timed_out || ++timeouts < 2) continue;
     for (size_t k = i + 1; k < all.size(); ++k) {
@@ -292,6 +311,7 @@ void finish_runner(OpState& op) {
 void evaluate_samples(OpState& op) {
   if (!resolve_schema(op)) return;
   const std::vector<Sample> all = collect_samples(op);
+  op.run.progress(op.folder.op, "build", 0, all.size());
   if (all.empty() || !build(op) || !runnable_here(op)) return;
   if (op.run.options.self_check) op.request = op.run.eager_request(op.folder.op);
   // Builds never hold the device. Judging shares it with other ops' judging; timing has it alone.
@@ -307,6 +327,7 @@ void evaluate_samples(OpState& op) {
   std::vector<Judged> passed = judge_samples(op, all);
   if (!op.run.options.repro) run_trials(op, all, passed);
   if (timing_wanted(op, passed)) {
+    op.run.progress(op.folder.op, "timing", all.size(), all.size());
     t = Clock::now();
     std::unique_lock<DeviceLock> alone;
     if (shared) {
@@ -419,12 +440,16 @@ OpResult op_error(const std::string& op, const std::string& kind, const std::str
   return r;
 }
 
+// Which ops --self-check runs without --suite: the smoke suite's (each judged on smoke), not every
+// op of every suite the default could reach.
+std::string self_check_suite(const std::string& suite) { return suite == kAutoSuite ? "smoke" : suite; }
+
 // The op folders to evaluate: the submission's (the suite's ops under --self-check), only the
 // wanted ones; a wanted op without a folder is an error result of its own.
 std::vector<loader::OpFolder> op_folders(const EvalOptions& options, Report& rep) {
   loader::ScanResult scan;
   if (options.self_check) {
-    for (const auto& op : options.repro ? std::vector<std::string>{options.repro->op} : suite_ops(options.suite)) {
+    for (const auto& op : options.repro ? std::vector<std::string>{options.repro->op} : suite_ops(self_check_suite(options.suite))) {
       loader::OpFolder f;
       f.op = op;
       f.folder = loader::folder_for_op(op);
@@ -521,6 +546,7 @@ Report evaluate(const EvalOptions& options, const policy::Policy& policy) {
                       {}};
   if (options.on_op_decided)
     for (const OpResult& missing : rep.ops) options.on_op_decided(missing);  // wanted ops without a folder
+  run.ops_total = folders.size();
   evaluation::BuildsAhead ahead(run, folders);
   run.built_ahead = [&ahead](const std::string& op) { return ahead.take(op); };
   std::string stopped;
@@ -532,14 +558,18 @@ Report evaluate(const EvalOptions& options, const policy::Policy& policy) {
       continue;
     }
     if (options.verbose) std::cerr << "kernelgate: evaluating " << f.op << "\n";
+    run.progress(f.op, "build");
     try {
       rep.ops.push_back(evaluation::evaluate_op(run, f));
     } catch (const std::exception& e) {
       // A failure of kernelgate itself for one op never loses the other ops' results.
       rep.ops.push_back(op_error(f.op, loader::kind_name(f.kind), std::string("internal error: ") + e.what()));
     }
+    run.ops_done++;
+    run.progress(f.op, "decided");
     if (options.on_op_decided) options.on_op_decided(rep.ops.back());
   }
+  run.progress("", "decided");
   if (!options.eager_runner) finish_eager_runner(*run.eager_slot);  // a shared one outlives this evaluation
   rep.wall_s = evaluation::seconds_since(t0);
   return rep;

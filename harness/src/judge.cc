@@ -98,6 +98,15 @@ std::optional<Judged> judge_completed(OpState& op, const Sample& s, Judged j, co
                            with_uniform_tolerance(op.policy, tol), op.folder.op);
       r.sweep_passed[fmt(tol)] += at.empty() ? 1 : 0;
     }
+  if (op.run.options.tolerance_sweep) {
+    // Both ways: the policy's atol/rtol, and the context-aware tolerance (the policy's factor, or
+    // kSweepContextFactor when it has none), so a reader sees which samples each would fail.
+    const double factor = op.policy.context_factor > 0 ? op.policy.context_factor : kSweepContextFactor;
+    auto by_tolerance = judge_call(*op.schema, j.inputs, j.ref_returns, j.ref_args, out.returns, out.args_after, op.policy, op.folder.op);
+    r.sweep_passed["policy atol/rtol"] += by_tolerance.empty() ? 1 : 0;
+    std::optional<ContextJudgement> c = judge_in_context(op, j, out.returns, by_tolerance, factor);
+    r.sweep_passed["context x" + fmt(factor)] += (c ? c->mismatches.empty() : by_tolerance.empty()) ? 1 : 0;
+  }
   remember(op, s, "s" + std::to_string(i), out.returns);
   if (mism.empty()) {
     if (auto wrong_alias = aliasing_mismatch(*op.schema, out.return_alias, j.ref_alias)) {
@@ -193,6 +202,8 @@ std::optional<Judged> draw_judged(const OpState& op, const Sample& s, size_t ind
 std::vector<Mismatch> judge(const OpState& op, const Judged& j, const std::vector<c10::IValue>& returns,
                             const std::vector<c10::IValue>& args_after) {
   std::vector<Mismatch> mism = judge_call(*op.schema, j.inputs, j.ref_returns, j.ref_args, returns, args_after, op.policy, op.folder.op);
+  if (op.policy.context_factor > 0)
+    if (std::optional<ContextJudgement> c = judge_in_context(op, j, returns, mism, op.policy.context_factor)) return c->mismatches;
   // Wrong values only: judged again where the reference itself depends on its summation order
   // (it disagrees with the exact result rounded to its dtype), accepting either answer there.
   const bool values_only = std::all_of(mism.begin(), mism.end(), [](const Mismatch& m) {

@@ -48,6 +48,10 @@ struct Run {
   // The op's build when it ran ahead of the runs (waits for it); nullopt: build it now.
   std::function<std::optional<loader::BuildResult>(const std::string& op)> built_ahead;
 
+  size_t ops_done = 0, ops_total = 0;  // for EvalOptions::on_progress
+  // Tells EvalOptions::on_progress (when set) where the evaluation is.
+  void progress(const std::string& op, const char* phase, size_t samples_done = 0, size_t samples_total = 0) const;
+
   loader::RunnerOptions runner_options(const std::string& artifact) const;
   // How the op folders of this evaluation are built (the build step and the builds run ahead).
   loader::BuildOptions build_options() const;
@@ -164,6 +168,19 @@ void shape_specialisation_by_size(OpState& op);
 // returns kept in float64): the truth an honest rounding is measured against. Nothing when the
 // op or its inputs do not allow it (integer-only ops, an overload that rejects float64).
 std::optional<std::vector<c10::IValue>> reference_f64(const OpState& op, const std::vector<c10::IValue>& inputs);
+// Context-aware tolerance (policy [context_tolerance]): the largest errors of the candidate and of
+// eager against reference_f64, the error allowed, and the mismatch (one, value_mismatch) when the
+// candidate's is beyond it. Nothing when the judgement does not apply and atol/rtol decides: a
+// factor of 0, a mismatch other than values, integer results, no float64 result, or an eager
+// whose own error is not finite.
+struct ContextJudgement {
+  double candidate_error = 0, eager_error = 0, allowed = 0;
+  std::vector<Mismatch> mismatches;
+};
+std::optional<ContextJudgement> judge_in_context(const OpState& op, const Judged& j, const std::vector<c10::IValue>& returns,
+                                                 const std::vector<Mismatch>& by_tolerance, double factor);
+// The factor --tolerance-sweep judges the context-aware tolerance at when the policy has it off.
+constexpr double kSweepContextFactor = 8;
 // A one-line diagnosis when an honest mistake explains a wrong call: a wrong dtype ("result has
 // dtype f32, expected f64"), a missing type promotion, ordinary rounding ("error grows with K like
 // f32 rounding"), a uniform relative error. Nothing when none does. No cheat rule that reads the

@@ -72,6 +72,7 @@ std::string report_json(const Report& rep) {
     json o;
     o["op"] = r.op;
     o["kind"] = r.kind;
+    if (!r.suite.empty()) o["suite"] = r.suite;
     o["verdict"] = verdict_id(r.verdict);
     o["tests"] = {{"total", r.total}, {"passed", r.passed}, {"skipped", r.skipped.size()}};
     json sk = json::array();
@@ -114,6 +115,7 @@ std::string report_json(const Report& rep) {
     ops.push_back(o);
   }
   json doc = report_identity_json(rep);
+  doc["results_schema"] = 1;  // docs/schema/results.v1.schema.json
   doc["summary"] = results::summary_of_ops(ops, rep.wall_s);
   doc["ops"] = ops;
   return dump_document(std::move(doc));

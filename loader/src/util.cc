@@ -143,7 +143,7 @@ std::string cache_root() {
 }
 
 namespace {
-int g_remove_errno = 0;
+thread_local int g_remove_errno = 0;  // nftw's callback takes no context; the service removes trees from several threads
 int remove_entry(const char* path, const struct stat*, int, struct FTW*) {
   if (::remove(path) != 0 && errno != ENOENT && g_remove_errno == 0) g_remove_errno = errno;
   return 0;

@@ -14,6 +14,8 @@ constexpr NumberRange kTimeLimitRange{0, true, 3600, "a limit of zero would fail
 // 16 TiB (the byte count, MiB << 20, stays far inside 64 bits).
 constexpr NumberRange kMemoryLimitRange{1, false, double(int64_t{1} << 24), "at least 1 MiB, at most 16 TiB (16777216 MiB)"};
 constexpr NumberRange kRewardWeightRange{-1, false, 1000, "-1 (the preset's own value) to 1000; any negative means the preset's"};
+constexpr NumberRange kContextFactorRange{0, false, 1e6, "0 (off) or a factor, at most 1e6"};
+constexpr NumberRange kContextFloorRange{0, false, 1e9, "units of the dtype's epsilon, 0 to 1e9"};
 constexpr NumberRange kMinSecondsRange{0, false, 3600, "a duration, at most an hour"};
 
 Field text(const char* section, const char* key, std::string Policy::*m, const char* doc) {
@@ -91,6 +93,14 @@ const std::vector<Field>& fields() {
              "table { atol, rtol }", op_values, "none",
              "A per-op override, looked up before `tolerance`. A field left out keeps the base profile's "
              "override for the op, else the dtype's tolerance."),
+      number("context_tolerance", "factor", &Policy::context_factor, kContextFactorRange,
+             "0: off. Else a floating output passes when its largest error against the op's float64 result is "
+             "at most factor times eager's own on the same sample (or the floor, when larger), instead of by "
+             "atol/rtol: ill-conditioned samples do not fail honest kernels, well-conditioned ones do not hide "
+             "bugs under a loose tolerance. Ops with no float64 result keep atol/rtol."),
+      number("context_tolerance", "floor", &Policy::context_floor, kContextFloorRange,
+             "The least allowed error under `factor`, in units of the output dtype's epsilon at the float64 "
+             "result's largest magnitude (an exact eager would otherwise allow nothing)."),
       custom(Type::Map, "rules", "<rule id>", &Policy::rules, read_rules, write_rules, "string", rule_values, "\"reject\"",
              "reject: the op (and the submission) fails, with the rule's evidence; flag: the evidence is "
              "reported, the verdict is not changed; off: the check's result is ignored. An unknown id is an error."),

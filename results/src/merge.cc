@@ -1,5 +1,6 @@
 // `kernelgate merge`: shard outputs of one run combined into the output of the whole run. Every
 // input is read and checked before anything is written, so a refused merge leaves OUT as it was.
+#include "kernelgate/report_html.h"
 #include "kernelgate/results.h"
 #include "summary_fields.h"
 
@@ -228,6 +229,7 @@ std::vector<BatchEntry> merge(const std::vector<std::string>& shard_dirs, const 
   }
   write_atomically((fs::path(out_dir) / "summary.csv").string(), batch_summary_csv(entries));
   write_atomically((fs::path(out_dir) / "summary.md").string(), batch_summary_markdown(whole, entries));
+  write_batch_reports(out_dir, whole, entries);
   write_atomically((fs::path(out_dir) / "summary.json").string(), dumped(summary));
   return entries;
 }

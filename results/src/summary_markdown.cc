@@ -103,16 +103,24 @@ void totals_section(std::ostringstream& o, const json& totals) {
     o << "| " << cell(it.key()) << " | " << fixed2(number_or_none(it.value())) << " |\n";
 }
 
-}  // namespace
-
-std::string batch_summary_markdown(const RunIdentity& id, const std::vector<BatchEntry>& entries) {
+std::string summary_markdown(const char* title, const RunIdentity& id, const std::vector<BatchEntry>& entries) {
   std::ostringstream o;
-  o << "# kernelgate batch summary\n\n";
+  o << "# " << title << "\n\n";
   run_section(o, id);
   submissions_section(o, entries);
   failing_ops_section(o, entries);
   totals_section(o, batch_summary_json(id, entries)["totals"]);
   return o.str();
+}
+
+}  // namespace
+
+std::string batch_summary_markdown(const RunIdentity& id, const std::vector<BatchEntry>& entries) {
+  return summary_markdown("kernelgate batch summary", id, entries);
+}
+
+std::string submission_summary_markdown(const RunIdentity& id, const BatchEntry& entry) {
+  return summary_markdown("kernelgate summary", id, {entry});
 }
 
 }  // namespace kg::results

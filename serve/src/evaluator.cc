@@ -6,6 +6,7 @@
 #include "reward.h"
 
 #include "kernelgate/harness.h"
+#include "kernelgate/remove_tree.h"
 #include "kernelgate/runner_pool.h"
 
 #include <ATen/ATen.h>
@@ -37,7 +38,7 @@ class EngineEvaluator : public Evaluator {
       harness::EvalOptions eo = base_options();
       const std::string staging = (fs::path(o.state_dir) / "runners").string();
       std::error_code ec;
-      fs::remove_all(staging, ec);
+      loader::remove_tree(staging, ec);
       // On a GPU with timing a batch starts runners when needed (docs/batches.md); the same here.
       if (!(device_ == names::Device::Cuda && policy_of(o.policy).timing))
         pool_ = harness::make_runner_pool(eo, policy_of(o.policy), staging, static_cast<size_t>(std::min(4, std::max(1, o.workers))));

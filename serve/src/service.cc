@@ -1,6 +1,8 @@
 // Admission, queue, workers, cancel and drain.
 #include "service.h"
 
+#include "kernelgate/remove_tree.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,7 +24,7 @@ namespace {
 // (O_EXCL | O_NOFOLLOW), so nothing can point outside `root`.
 void write_files(const std::string& root, const std::map<std::string, std::string>& files) {
   std::error_code ec;
-  fs::remove_all(root, ec);
+  kg::loader::remove_tree(root, ec);
   fs::create_directories(root);
   for (const auto& [path, content] : files) {
     const fs::path full = fs::path(root) / path;
@@ -201,7 +203,7 @@ void Service::expire_old() {
   }
   for (const std::string& id : store_.expire(now - options_.retention_s)) {
     std::error_code ec;
-    fs::remove_all(task_dir(id), ec);
+    kg::loader::remove_tree(task_dir(id), ec);
   }
 }
 
@@ -259,7 +261,7 @@ void Service::run_task(const StoredTask& t, const std::atomic<bool>& cancel) {
     out.error = e.what();
   }
   std::error_code ec;
-  fs::remove_all(task_dir(t.id), ec);
+  kg::loader::remove_tree(task_dir(t.id), ec);
   const double finished = now_s();
   if (stop == Stop::Drain) {
     store_.set_queued(t.id);  // judged again after the restart: nothing of it was reported

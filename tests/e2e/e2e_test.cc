@@ -50,7 +50,7 @@ TEST(E2E, CorrectExamplePassesEveryOp) {
   ASSERT_EQ(r.status, 0) << r.output;
   json res = load_results(out);
   for (const char* key : {"kernelgate_version", "device", "suite", "policy", "summary", "ops"}) EXPECT_TRUE(res.contains(key)) << key;
-  EXPECT_EQ(res["suite"], "smoke");
+  EXPECT_EQ(res["suite"], "auto");  // the default: each op on the smallest suite that has it
   EXPECT_EQ(res["policy"], "competition");
   ASSERT_GE(res["ops"].size(), 5u);
   for (const char* op : {"relu.default", "add.Tensor", "_softmax.default", "sum.dim_IntList", "mm.default"}) {
@@ -62,8 +62,47 @@ TEST(E2E, CorrectExamplePassesEveryOp) {
     EXPECT_TRUE((*o)["failures"].empty());
     EXPECT_TRUE((*o)["violations"].empty());
     EXPECT_TRUE((*o)["speedup"].is_number()) << "a passing op is timed";
+    EXPECT_EQ((*o)["suite"], "smoke") << op << ": smoke has samples for it";
   }
   EXPECT_NE(r.output.find("relu.default"), std::string::npos) << "the table is printed";
+}
+
+// A newcomer's op that the smoke suite does not have is judged on the next suite that does (edge),
+// and results.json says so; an explicit --suite is kept as it is.
+TEST(E2E, DefaultSuiteJudgesAnOpSmokeLacksAndNamesTheSuite) {
+  fs::path sub = temp_dir("default-suite-sub");
+  write(sub / "neg__default" / "neg__default_implementation.cpp",
+        "#include <ATen/ATen.h>\n#include <ATen/Dispatch.h>\n"
+        "at::Tensor neg__default_kernel_impl(const at::Tensor& self) {\n"
+        "  at::Tensor out = at::empty(self.sizes(), self.options());\n"
+        "  const int64_t n = self.numel(), dims = self.dim();\n"
+        "  AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(at::kHalf, at::kBFloat16, self.scalar_type(), \"neg\", [&] {\n"
+        "    const scalar_t* in = self.data_ptr<scalar_t>();\n"
+        "    scalar_t* o = out.data_ptr<scalar_t>();\n"
+        "    for (int64_t i = 0; i < n; ++i) {\n"
+        "      int64_t off = 0, rest = i;\n"
+        "      for (int64_t d = dims - 1; d >= 0; --d) { off += (rest % self.size(d)) * self.stride(d); rest /= self.size(d); }\n"
+        "      o[i] = -in[off];\n"
+        "    }\n"
+        "  });\n"
+        "  return out;\n"
+        "}\n");
+  fs::path out = temp_dir("default-suite");
+  CommandResult r = run("eval " + sub.string() + " --no-timing --seed 1 --out " + out.string(), 600);
+  EXPECT_EQ(r.status, 0) << r.output;
+  json res = load_results(out);
+  EXPECT_EQ(res["suite"], "auto");
+  const json* o = find_op(res, "neg.default");
+  ASSERT_NE(o, nullptr) << res.dump(1);
+  EXPECT_EQ((*o)["suite"], "edge");
+  EXPECT_EQ((*o)["verdict"], "pass") << o->dump(1);
+  EXPECT_GT((*o)["tests"]["total"].get<int>(), 0);
+
+  CommandResult smoke = run("eval " + sub.string() + " --no-timing --seed 1 --suite smoke --out " + out.string(), 600);
+  EXPECT_EQ(smoke.status, 1) << smoke.output;
+  EXPECT_NE(smoke.output.find("suite 'smoke' has no samples for neg.default"), std::string::npos) << smoke.output;
+  fs::remove_all(out);
+  fs::remove_all(sub);
 }
 
 TEST(E2E, BuggyExampleFailsWithCategoryAndEvidence) {

@@ -25,12 +25,13 @@ struct CommandResult {
   double seconds = 0;
 };
 
-// `kernelgate args` with stderr merged into stdout. With limit_s > 0 it runs under `timeout` and
-// with stdin from /dev/null, so a blocking open or read shows as exit 124 instead of a hung test.
-inline CommandResult run(const std::string& args, int limit_s = 0) {
+// A shell command line's exit status and output: stdout, with stderr merged (or discarded when
+// `stderr_too` is false). With limit_s > 0 the line's first command runs under `timeout` (so the
+// line must start with a command, not a shell construct) with stdin from /dev/null.
+inline CommandResult run_shell(const std::string& line, int limit_s = 0, bool stderr_too = true) {
   CommandResult r;
   const auto t0 = std::chrono::steady_clock::now();
-  std::string cmd = std::string(KG_BINARY) + " " + args + " 2>&1";
+  std::string cmd = line + (stderr_too ? " 2>&1" : " 2>/dev/null");
   if (limit_s > 0) cmd = "timeout -k 5 " + std::to_string(limit_s) + " " + cmd + " </dev/null";
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -42,6 +43,10 @@ inline CommandResult run(const std::string& args, int limit_s = 0) {
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
+
+// `kernelgate args` with stderr merged into stdout. With limit_s > 0 it runs under `timeout` and
+// with stdin from /dev/null, so a blocking open or read shows as exit 124 instead of a hung test.
+inline CommandResult run(const std::string& args, int limit_s = 0) { return run_shell(std::string(KG_BINARY) + " " + args, limit_s); }
 
 // An empty kg-e2e-<name>-<pid>; callers prefix `name` per test file so that no two files share one.
 inline std::filesystem::path temp_dir(const std::string& name) {

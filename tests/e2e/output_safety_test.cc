@@ -135,7 +135,8 @@ TEST(OutputSafety, PreviousResultsAreGoneBeforeTheRunAndReplacedAfter) {
     EXPECT_EQ(e.path().filename().string().find(".results.json.tmp"), std::string::npos) << e.path();
 }
 
-// A tmpfs of 16 KiB, filled to the last block, as OUT (its build/ folder bound to an ordinary one).
+// A tmpfs of 64 KiB (room for results.json, the summaries and report.html once emptied), filled to
+// the last block, as OUT (its build/ folder bound to an ordinary one).
 class FullDisk : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -145,7 +146,7 @@ class FullDisk : public ::testing::Test {
     build_ = base_ / "build";
     fs::create_directories(out_);
     fs::create_directories(build_);
-    if (::mount("tmpfs", out_.c_str(), "tmpfs", 0, "size=16k") != 0) GTEST_SKIP() << "mount tmpfs: " << std::strerror(errno);
+    if (::mount("tmpfs", out_.c_str(), "tmpfs", 0, "size=64k") != 0) GTEST_SKIP() << "mount tmpfs: " << std::strerror(errno);
     mounted_ = true;
     fs::create_directories(out_ / "build");
     ASSERT_EQ(::mount(build_.c_str(), (out_ / "build").c_str(), nullptr, MS_BIND, nullptr), 0) << std::strerror(errno);

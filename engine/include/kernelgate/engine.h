@@ -7,6 +7,7 @@
 #include "kernelgate/harness.h"
 #include "kernelgate/results.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct BatchOptions {
   int device_pools = 0;  // cuda: GPUs used (0: every visible one); CPU: simulated pools (0: one)
   results::Shard shard;  // 0/1: everything
   bool resume = false;
+  // The batch's progress (a terminal's progress line): ops decided of every op the batch judges,
+  // and the op last reported, named "SUBMISSION: OP". Called from the workers, one call at a time.
+  std::function<void(const harness::EvalProgress&)> on_progress;
 };
 
 struct BatchOutcome {

@@ -112,6 +112,15 @@ std::vector<ArgRule> builtin_rules(const std::string& op);
 // Why an op is never sampled (its reference is random or returns uninitialised memory), or "".
 std::string excluded_reason(const std::string& op);
 
+// The default suite: for each op, the smallest built-in suite that has samples for it
+// (auto_suite_order(): smoke, edge, opinfo, traces), so no op of a submission is left unjudged
+// for want of a --suite. Every suite function below takes it like any other name.
+inline constexpr const char* kAutoSuite = "auto";
+const std::vector<std::string>& auto_suite_order();
+// The suite `op` is judged on under `suite`: `suite` itself, or for "auto" the first of
+// auto_suite_order() with samples for `op` ("" when none has any).
+std::string suite_for_op(const std::string& suite, const std::string& op);
+
 // Suite names this build has.
 std::vector<std::string> suite_names();
 // Samples of a suite for `op`. Throws std::runtime_error for an unknown suite.
@@ -282,6 +291,7 @@ struct OpResult {
   std::string timing_skipped;
   // --tolerance-sweep: atol=rtol value -> samples passing at it.
   std::map<std::string, int> sweep_passed;
+  std::string suite;  // the suite its samples came from (under "auto", the one chosen for it)
   std::string error;  // for verdict "error": what went wrong (build error, no such op)
   std::string build_log;
   double build_s = 0;
@@ -376,9 +386,18 @@ struct EagerRunner;
 std::shared_ptr<EagerRunner> make_eager_runner();
 void finish_eager_runner(EagerRunner& slot);
 
+// Progress of one evaluation (EvalOptions::on_progress).
+struct EvalProgress {
+  size_t ops_done = 0, ops_total = 0;
+  std::string op;            // the op being judged ("" once every op is decided)
+  std::string phase;         // "build", "samples", "timing" or "decided"
+  size_t samples_done = 0;   // of the op's samples, judged so far
+  size_t samples_total = 0;  // the op's samples (0 before they are known)
+};
+
 struct EvalOptions {
   std::string submission;
-  std::string suite = "smoke";
+  std::string suite = kAutoSuite;
   std::vector<std::string> ops;  // empty: every op folder
   names::Device device = names::Device::Cpu;
   uint64_t seed = 0;
@@ -430,6 +449,9 @@ struct EvalOptions {
   // Asked before each op: a non-empty answer (a service's cancel or task timeout) stops the
   // evaluation there, and every op not yet judged is an error op saying "not judged: " + answer.
   std::function<std::string()> stop_reason;
+  // Where the evaluation is (a terminal's progress line): called on the evaluating thread when an
+  // op starts, after each of its samples, when its timing starts, and when it is decided.
+  std::function<void(const EvalProgress&)> on_progress;
 };
 
 // A runner pool for evaluations with `options` and `policy` (EvalOptions::runner_pool; a batch

@@ -8,6 +8,7 @@
 
 #include "kernelgate/aliasing.h"
 #include "kernelgate/names.h"
+#include "kernelgate/remove_tree.h"
 #include "kernelgate/runner_evidence.h"
 #include "kernelgate/sandbox.h"
 #include "kernelgate/unique_fd.h"
@@ -365,11 +366,6 @@ std::vector<c10::IValue> clone_values(const std::vector<c10::IValue>& values);
 
 // Per return: which argument's storage it shares (kernelgate/aliasing.h).
 using protocol::return_aliases;
-
-// Removes a file or a directory tree without following links. Use it instead of
-// std::filesystem::remove_all in anything that links libtorch: PyTorch 2.x wheels export a broken
-// copy of remove_all that can win symbol lookup (it calls through a null pointer).
-void remove_tree(const std::string& path, std::error_code& ec);
 
 // Host path of the kg-runner built with this kernelgate (KERNELGATE_RUNNER overrides).
 std::string default_runner_path();

@@ -34,6 +34,14 @@ struct Policy {
   // Per-op overrides: op overload name ("_softmax.default") -> dtype -> tolerance.
   std::map<std::string, std::map<std::string, Tolerance>> op_tolerances;
 
+  // Context-aware tolerance (docs/verdicts.md, "Context-aware tolerance"); factor 0 = off. On, a
+  // floating output is judged against the op's float64 result instead of by atol/rtol: it passes
+  // when its largest error is at most `context_factor` times eager's own largest error on the same
+  // sample, or `context_floor` units of its dtype at the result's largest magnitude when that is
+  // larger. Ops without a float64 result keep atol/rtol.
+  double context_factor = 0;
+  double context_floor = 4;
+
   // Rule id (catalogue.h, docs/threats.md) -> action. Rules not listed default to Reject.
   std::map<std::string, Action> rules;
 

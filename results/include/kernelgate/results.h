@@ -58,6 +58,9 @@ json batch_summary_json(const RunIdentity& id, const std::vector<BatchEntry>& en
 // One row per (submission, op), BackendBench's operator-summary column names where they apply.
 std::string batch_summary_csv(const std::vector<BatchEntry>& entries);
 std::string batch_summary_markdown(const RunIdentity& id, const std::vector<BatchEntry>& entries);
+// The same files for one submission (`kernelgate eval DIR`): batch_summary_csv of the one entry,
+// and this Markdown, titled for one submission.
+std::string submission_summary_markdown(const RunIdentity& id, const BatchEntry& entry);
 // 0 when every op of every submission passed, else 1 (as for one submission: an empty batch or a
 // submission without ops is 1).
 int batch_exit_code(const std::vector<BatchEntry>& entries);

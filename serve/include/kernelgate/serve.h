@@ -14,7 +14,7 @@ struct ServeOptions {
   std::string token_file;            // bearer tokens, one a line ('#' comments and blank lines ignored)
   std::string state_dir;             // tasks.sqlite3 and each task's files and outputs
   std::string policy = "rl-reward";  // when a request names none
-  std::string suite = "smoke";       // when a request names none
+  std::string suite = "auto";        // when a request names none: each op on the smallest suite that has it
   std::string device = "auto";       // cpu | cuda | auto
   int workers = 2;                   // evaluations at once
   int jobs = 2;                      // builds at once over all evaluations
