@@ -21,9 +21,10 @@ const char* kAuditUsage =
     "(OUT defaults to ./kernelgate-audit). Per rule (docs/threats.md) the\n"
     "report says what kernelgate checked, the profile's action, and per op the evidence found,\n"
     "\"nothing found\", or why the check was not reached.\n"
-    "  --suite NAME   sample suite (default smoke)\n"
+    "  --suite NAME   sample suite (default auto: each op on the smallest suite that has it)\n"
     "  --ops LIST     comma-separated overloads to audit (default: every op folder)\n"
     "  --junit FILE   also write JUnit XML: a testcase per op x sample, rule findings as failures\n"
+    "Example: kernelgate audit leaderboard_entry/ --device cuda --out audit/   (forward audit/audit.md)\n"
     "Exit status: 0 every op passed and no rule found anything, 1 something was found or failed\n"
     "(or DIR has no op folders), 2 bad usage or configuration, or an output file could not be written.\n";
 

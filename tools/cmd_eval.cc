@@ -64,7 +64,10 @@ const char* kEvalUsage =
     "  --devices N        device pools: on cuda the first N GPUs (default: every visible one); ops judge\n"
     "                     side by side on a pool, timed calls run alone on it; on the CPU N simulated\n"
     "                     pools (default 1)\n"
-    "  example: kernelgate eval --batch subs/ --out out/ --no-timing --jobs 8\n"
+    "Examples:\n"
+    "  kernelgate eval examples/correct --out out/          judge one submission; open out/report.html\n"
+    "  kernelgate eval my_kernels/ --suite edge --ops neg.default --device cuda --junit out/junit.xml\n"
+    "  kernelgate eval --batch subs/ --out out/ --no-timing --jobs 8\n"
     "Exit status: 0 every evaluated op passed (in a batch: of every submission), 1 some op failed, was\n"
     "rejected or errored, or DIR has no op folders, 2 bad usage, a journal of another run or a corrupt\n"
     "one, or an output file could not be written.\n";
@@ -76,7 +79,9 @@ const char* kReproUsage =
     "Re-runs one sample: LINE is the sample in trace syntax as results.json gives it (with or\n"
     "without 'cnt: N, '); with the same --seed, --values and --index the values are the same.\n"
     "--time also times it against eager (as eval does for passing samples).\n"
-    "Exit status as for eval.\n";
+    "Example (the line results.json gives for a failure):\n"
+    "  kernelgate repro my_kernels/ --op relu.default --sample '((T([4, 5], f32),), {})' --seed 7 --index 3\n"
+    "Exit status as for eval: 0 the sample passed, 1 it failed or was rejected, 2 bad usage.\n";
 
 using kg::cli::EvalCli;
 using kg::cli::EvalMode;

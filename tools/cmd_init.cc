@@ -14,6 +14,7 @@ const char* kInitUsage =
     "with a stub carrying the signature kernelgate calls: <folder>_implementation.cpp (cpu, the\n"
     "default), .cu (cuda), or .cu plus kernelgate.toml's [launch] table (nvrtc). Stubs build and\n"
     "fail every test until implemented. Existing files are never overwritten.\n"
+    "Example: kernelgate init my_kernels --ops relu.default,add.Tensor --kind cuda\n"
     "Exit status: 0 written, 1 some op was unknown or a file existed, 2 bad usage.\n";
 
 int usage_error(const std::string& msg) {

@@ -25,6 +25,7 @@ const char* kOpsUsage =
     "  --left-out     also list what a suite's data names but leaves out, with the reason: overloads,\n"
     "                 and each sample (\"op at file:line\") over the 2^26-element bound or that no\n"
     "                 tensor can be built for (evaluation reports the latter as skipped)\n"
+    "Example: kernelgate ops --suite edge --left-out | grep softmax\n"
     "Exit status: 0, or 2 for bad usage or an unknown suite.\n";
 
 // The profile spelling of an aten overload ("add.Tensor"); "" for another namespace's.

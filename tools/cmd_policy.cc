@@ -20,7 +20,12 @@ void usage(FILE* to) {
                "                                          (default: %s; FILE must contain '/' or end in .toml)\n"
                "       kernelgate policy list               list the shipped profiles\n"
                "       kernelgate policy schema             every key a profile may set (docs/policies.md's table)\n"
-               "profiles are read from %s (set KERNELGATE_POLICY_DIR to change it); schema: docs/policies.md\n",
+               "\n"
+               "A policy decides how a verdict is judged: tolerances, which rules reject or only flag,\n"
+               "trials, timing, limits, the reward formula. Profiles are read from %s\n"
+               "(set KERNELGATE_POLICY_DIR to change it); a file may start from one with base = \"NAME\".\n"
+               "Example: kernelgate policy show rl-reward > mine.toml; kernelgate eval DIR --policy ./mine.toml\n"
+               "Exit status: 0, 2 bad usage or a profile that does not load (the error names file, line, key).\n",
                kg::policy::kDefaultProfile, kg::policy::profile_dir().c_str());
 }
 

@@ -28,6 +28,10 @@ void usage(FILE* to) {
                "usage: kernelgate sandbox [--profile compile|run-cpu|run-cuda] [--ro PATH]... [--rw PATH]...\n"
                "                          [--time S] [--wall S] [--mem MB] [--procs N] [--env K=V]...\n"
                "                          [--json FILE] [--audit] -- CMD ARGS...\n"
+               "\n"
+               "Runs CMD in the sandbox kernelgate builds and runs submissions in (namespaces, seccomp\n"
+               "filter of the profile, limits, only the bound paths) and prints its result record (status\n"
+               "OK/RE/SG/TO/ML/XX, times, memory, a denied syscall) as JSON: to see what a profile allows.\n"
                "  --profile P   syscall filter and devices (default run-cpu)\n"
                "  --ro/--rw     bind a host path at the same path inside, read-only / writable\n"
                "  --time S      CPU seconds of the whole tree (default 10)\n"
@@ -37,7 +41,8 @@ void usage(FILE* to) {
                "  --env K=V     add to the environment inside (default PATH HOME TMPDIR LANG)\n"
                "  --json FILE   write the record to FILE instead of stdout\n"
                "  --audit       list syscalls outside the profile instead of killing (never for untrusted code)\n"
-               "exit: 0 status OK, 1 any other status, 2 bad usage or sandbox failure; docs/sandbox.md\n");
+               "Example: kernelgate sandbox --profile run-cpu --ro /usr -- /usr/bin/cat /etc/hostname\n"
+               "Exit status: 0 status OK, 1 any other status, 2 bad usage or sandbox failure; docs/sandbox.md\n");
 }
 
 int bad_usage(const std::string& why) {

@@ -42,7 +42,8 @@ const char* kServeUsage =
     "\n"
     "example:\n"
     "  head -c 24 /dev/urandom | base64 > tokens; kernelgate serve --token-file tokens --state state\n"
-    "  curl -s -H \"Authorization: Bearer $(cat tokens)\" -d @request.json http://127.0.0.1:8470/v1/evaluate\n";
+    "  curl -s -H \"Authorization: Bearer $(cat tokens)\" -d @request.json http://127.0.0.1:8470/v1/evaluate\n"
+    "Exit status: 0 after a SIGTERM or SIGINT drain, 2 bad usage or a state/token file it cannot use.\n";
 
 int usage_error(const std::string& msg) {
   std::fprintf(stderr, "kernelgate serve: %s\n\n%s", msg.c_str(), kServeUsage);

@@ -42,6 +42,10 @@ const char* kUsage =
     "  warmup        build the precompiled headers every build reuses into the cache, ahead of the first build\n"
     "  version       print the version\n"
     "\n"
+    "Example, the first minute:\n"
+    "  kernelgate init mine --ops relu.default      # a stub with the signature kernelgate calls\n"
+    "  kernelgate eval mine --out out               # build, judge, time; then open out/report.html\n"
+    "\n"
     "`kernelgate <command> --help` describes a command. Exit status: 0 success, 1 a submission\n"
     "failed or was rejected (or the sandboxed command did not end OK), 2 bad usage or configuration.\n";
 

@@ -6,7 +6,10 @@
 #include "kernelgate/serve.h"
 
 #include <httplib.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <filesystem>
@@ -24,6 +27,35 @@ void send_json(httplib::Response& res, int status, const json& body) {
 void send_error(httplib::Response& res, int status, const std::string& field, const std::string& message, int retry_after = 0) {
   if (retry_after > 0) res.set_header("Retry-After", std::to_string(retry_after));
   send_json(res, status, {{"error", {{"field", field}, {"message", message}}}});
+}
+
+// cpp-httplib listens with a backlog of 5 (Debian's is a compiled library, so its
+// CPPHTTPLIB_LISTEN_BACKLOG cannot be changed from here): a trainer's clients opening connections
+// at once overflowed it, and some were answered with a reset (seen at concurrency 16 on the H200,
+// 128 at once on 2 cores; nstat's ListenOverflows counts them). Calling listen() again on the
+// listening socket raises the backlog (the kernel caps it at net.core.somaxconn). False when no
+// listening socket on `port` was found.
+bool raise_listen_backlog(int port, int backlog) {
+  bool raised = false;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    int fd = -1;
+    try {
+      fd = std::stoi(entry.path().filename().string());
+    } catch (const std::exception&) { continue; }
+    struct stat st {};
+    int listening = 0;
+    socklen_t len = sizeof listening;
+    if (::fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+    if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening) continue;
+    sockaddr_storage addr{};
+    socklen_t alen = sizeof addr;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &alen) != 0) continue;
+    int bound = -1;
+    if (addr.ss_family == AF_INET) bound = ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+    else if (addr.ss_family == AF_INET6) bound = ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
+    if (bound == port && ::listen(fd, backlog) == 0) raised = true;
+  }
+  return raised;
 }
 
 class Api {
@@ -183,6 +215,9 @@ int serve(const ServeOptions& given) {
               << " (in use, or not an address of this host)\n";
     return 2;
   }
+  if (!raise_listen_backlog(options.port, 1024))
+    std::cerr << "kernelgate serve: warning: could not raise the listen backlog of port " << options.port
+              << " (connections beyond 5 at once may be reset)\n";
   service->start();
   std::thread signals([&] {
     int sig = 0;

@@ -159,6 +159,23 @@ class Admission(WithServer):
         self.assertIn("kernelgate_queue_depth", text)
         self.assertIn("kernelgate_http_requests_total", text)
 
+    def test_many_connections_at_once_are_all_answered(self):
+        # The listening socket's backlog is raised past cpp-httplib's 5 (ss shows it as Send-Q);
+        # then 200 connections opened at once, before any is read, all get their answer.
+        ss = subprocess.run(["ss", "-Hltn", f"sport = :{self.s.port}"], capture_output=True, text=True)
+        self.assertEqual(ss.returncode, 0, ss.stderr)
+        self.assertGreaterEqual(int(ss.stdout.split()[2]), 128, ss.stdout)  # LISTEN, Recv-Q, Send-Q (the backlog)
+        conns = [http.client.HTTPConnection("127.0.0.1", self.s.port, timeout=60) for _ in range(200)]
+        for c in conns:
+            c.connect()
+        for c in conns:
+            c.request("GET", "/health")
+        for c in conns:
+            r = c.getresponse()
+            self.assertEqual(r.status, 200)
+            r.read()
+            c.close()
+
     def test_no_token_or_a_wrong_one_is_401(self):
         self.refused(401, "Authorization", relu(GOOD), token=None)
         self.refused(401, "Authorization", relu(GOOD), token="wrong-token-0123456789abcdef")
