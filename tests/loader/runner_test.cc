@@ -436,7 +436,9 @@ TEST(RunnerInPlace, AnOutputCacheKeyedOnEveryInputAddressReplaysOnlyThere) {
   CallOutcome pair = in_place_pair(*cheat.runner, first, fresh);
   ASSERT_EQ(pair.kind, CallOutcome::Kind::Ok) << pair.message;
   ASSERT_EQ(pair.more.size(), 1u);
-  EXPECT_TRUE(pair.returns[0].toTensor().allclose(first[0].toTensor() + first[1].toTensor()));
+  // The judged call's own answer depends on the allocator: its inputs may land on an earlier
+  // call's freed buffers (a's or b's) and hit that entry. The second set, written into the judged
+  // call's buffers, always has every input at an old address at once, so the cache replays there.
   EXPECT_TRUE(pair.more[0].returns[0].toTensor().equal(pair.returns[0].toTensor())) << "every input at its old address: the cache replays";
   EXPECT_FALSE(pair.more[0].returns[0].toTensor().allclose(fresh_sum));
   // Each call's arguments come back as they were after it: the first call's are not overwritten.
