@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace kg::harness::evaluation {
 namespace {
@@ -41,9 +40,8 @@ std::optional<ContextJudgement> judge_in_context(const OpState& op, const Judged
   if (!by_tolerance.empty()) m = by_tolerance.front();  // keeps the first mismatch's position and values
   m.category = policy::Category::ValueMismatch;
   if (m.where.empty()) m.where = "return 0";
-  const double unit = std::max({eager->max_abs, std::numeric_limits<double>::min()});
   std::string ratio =
-      eager->max_abs > 0 ? fmt(cand->max_abs / unit) + "x eager's own (" + fmt(eager->max_abs) + ")" : "while eager's is exact";
+      eager->max_abs > 0 ? fmt(cand->max_abs / eager->max_abs) + "x eager's own (" + fmt(eager->max_abs) + ")" : "while eager's is exact";
   m.detail = "value_mismatch in " + m.where + ": largest error against the float64 result is " + fmt(cand->max_abs) + ", " + ratio +
              "; the context tolerance allows " + fmt(c.allowed) + " (" + fmt(factor) + "x eager's error, at least " +
              fmt(op.policy.context_floor) + " units of the dtype)" + (by_tolerance.empty() ? "" : "; by atol/rtol: " + m.detail);

@@ -92,13 +92,12 @@ std::optional<Judged> judge_completed(OpState& op, const Sample& s, Judged j, co
   OpResult& r = op.result;
   const size_t i = j.index;
   auto mism = judge(op, j, out.returns, out.args_after);
-  if (op.run.options.tolerance_sweep)
+  if (op.run.options.tolerance_sweep) {
     for (double tol : sweep_tolerances()) {
       auto at = judge_call(*op.schema, j.inputs, j.ref_returns, j.ref_args, out.returns, out.args_after,
                            with_uniform_tolerance(op.policy, tol), op.folder.op);
       r.sweep_passed[fmt(tol)] += at.empty() ? 1 : 0;
     }
-  if (op.run.options.tolerance_sweep) {
     // Both ways: the policy's atol/rtol, and the context-aware tolerance (the policy's factor, or
     // kSweepContextFactor when it has none), so a reader sees which samples each would fail.
     const double factor = op.policy.context_factor > 0 ? op.policy.context_factor : kSweepContextFactor;
