@@ -179,6 +179,8 @@ def main():
     ap.add_argument("--concurrency", default="1,16,64")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--queue-limit", type=int, default=32)
+    ap.add_argument("--overload-queue-limit", type=int, default=16,
+                    help="queue limit of the overload run (one worker; every accepted task is run, so keep it small)")
     ap.add_argument("--timing", action="store_true", help="time each task (else correctness only)")
     ap.add_argument("--policy", default="rl-reward")
     ap.add_argument("--budget-s", type=float, default=900, help="per level")
@@ -203,9 +205,9 @@ def main():
         raise
     finally:
         svc.stop()
-    svc = Service(a.kernelgate, [], a.device, 1, a.queue_limit, a.policy)
+    svc = Service(a.kernelgate, [], a.device, 1, a.overload_queue_limit, a.policy)
     try:
-        o = overload(svc, source, kind, 4 * a.queue_limit, a.queue_limit, a.budget_s)
+        o = overload(svc, source, kind, 4 * a.overload_queue_limit, a.overload_queue_limit, a.budget_s)
         print(f"overload: {o['burst']} submissions at once, queue limit {o['queue_limit']}: {o['accepted']} accepted, {o['429']} answered 429 "
               f"({o['429_without_retry_after']} without Retry-After), {o['errors']} errors, {o['lost']} accepted tasks lost")
     except Exception:

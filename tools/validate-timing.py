@@ -101,6 +101,9 @@ class ClockWatch:
                     pass
         return False
 
+    def capped(self):
+        return any(s[2] for s in self.samples if s[1] > 150.0)
+
     def summary(self):
         busy = [s for s in self.samples if s[1] > 150.0] or self.samples  # samples while the GPU drew power
         if not busy:
@@ -168,6 +171,15 @@ def kernelgate_median(kg, op, line, out, watch=None):
     return t["eager_median_s"], t["eager_iqr_s"], t["reps"]
 
 
+def same_clock_reference(db, db_watch, db_short, short_watch, kg_watch):
+    """The do_bench figure measured at the clocks kernelgate ran at: the 200 ms run unless the power
+    cap held it down while kernelgate's run was not held down and the 20 ms run was not either (a
+    long tensor-core loop reaches the cap; then both figures are true but only one is comparable)."""
+    if db_watch.capped() and not kg_watch.capped() and not short_watch.capped():
+        return db_short
+    return db
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernelgate", required=True)
@@ -179,26 +191,30 @@ def main():
     print("do_bench_20ms: do_bench with rep=20 ms (about as long busy as kernelgate's loop); clocks: SM clock median/min while the GPU drew power, "
           "and how many 20 ms samples had the power cap holding it down, during kernelgate's run and during do_bench")
     print(f"{'op':<18} {'spec':<44} {'kernelgate_us':>13} {'iqr_us':>7} {'reps':>5} {'replica_us':>10} {'do_bench_us':>12} {'ratio':>7} "
-          f"{'randn_do_bench_us':>17} {'do_bench_20ms_us':>16}  {'clocks kernelgate':<26} {'clocks do_bench':<26}")
-    held = []
+          f"{'randn_do_bench_us':>17} {'do_bench_20ms_us':>16}  {'clocks kernelgate':<26} {'clocks do_bench':<26} {'clocks do_bench_20ms':<26}")
+    held, held_same = [], []
     for i, (op, tensors, scalars) in enumerate(CASES):
         if only and op not in only:
             continue
         line = spec(tensors, scalars)
-        kg_watch, db_watch = ClockWatch(), ClockWatch()
+        kg_watch, db_watch, short_watch = ClockWatch(), ClockWatch(), ClockWatch()
         kg, iqr, reps = kernelgate_median(a.kernelgate, op, line, os.path.join(a.out, f"case{i}"), kg_watch)
         db = do_bench_median(op, tensors, scalars, watch=db_watch)
         rep = replica_median(op, tensors, scalars)
         db_randn = do_bench_median(op, tensors, scalars, "randn")
-        db_short = do_bench_median(op, tensors, scalars, rep_ms=20)
+        db_short = do_bench_median(op, tensors, scalars, rep_ms=20, watch=short_watch)
         ratio = kg / db
+        same = same_clock_reference(db, db_watch, db_short, short_watch, kg_watch)
         mark = "" if db > 20e-6 else "  (under 20 us)"
         if db > 20e-6:
             held.append(abs(ratio - 1))
-        print(f"{op:<18} {line[:44]:<44} {kg * 1e6:13.1f} {iqr * 1e6:7.1f} {reps:5d} {rep * 1e6:10.1f} {db * 1e6:12.1f} {ratio:7.3f} {db_randn * 1e6:17.1f} {db_short * 1e6:16.1f}  {kg_watch.summary():<26} {db_watch.summary():<26}{mark}", flush=True)
+            held_same.append(abs(kg / same - 1))
+        print(f"{op:<18} {line[:44]:<44} {kg * 1e6:13.1f} {iqr * 1e6:7.1f} {reps:5d} {rep * 1e6:10.1f} {db * 1e6:12.1f} {ratio:7.3f} {db_randn * 1e6:17.1f} {db_short * 1e6:16.1f}  {kg_watch.summary():<26} {db_watch.summary():<26} {short_watch.summary():<26}{mark}", flush=True)
     if held:
         print(f"ops over 20 us: median |ratio-1| = {statistics.median(held) * 100:.2f}%, max = {max(held) * 100:.2f}%")
-        return 0 if statistics.median(held) <= 0.03 else 1
+        print(f"ops over 20 us, against do_bench at kernelgate's clocks: median |ratio-1| = {statistics.median(held_same) * 100:.2f}%, "
+              f"max = {max(held_same) * 100:.2f}% (target: every case within 3%)")
+        return 0 if max(held_same) <= 0.03 else 1
     return 1
 
 
