@@ -101,11 +101,15 @@ class ClockWatch:
                     pass
         return False
 
+    def busy(self):
+        """The samples taken while the GPU drew power (the measurement, not the idle around it)."""
+        return [s for s in self.samples if s[1] > 150.0]
+
     def capped(self):
-        return any(s[2] for s in self.samples if s[1] > 150.0)
+        return any(s[2] for s in self.busy())
 
     def summary(self):
-        busy = [s for s in self.samples if s[1] > 150.0] or self.samples  # samples while the GPU drew power
+        busy = self.busy() or self.samples
         if not busy:
             return "-"
         clocks = sorted(s[0] for s in busy)
@@ -189,7 +193,7 @@ def main():
     only = {o for o in a.only.split(",") if o}
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}")
     print("do_bench_20ms: do_bench with rep=20 ms (about as long busy as kernelgate's loop); clocks: SM clock median/min while the GPU drew power, "
-          "and how many 20 ms samples had the power cap holding it down, during kernelgate's run and during do_bench")
+          "and how many 20 ms samples had the power cap holding it down, during kernelgate's run and during each do_bench loop")
     print(f"{'op':<18} {'spec':<44} {'kernelgate_us':>13} {'iqr_us':>7} {'reps':>5} {'replica_us':>10} {'do_bench_us':>12} {'ratio':>7} "
           f"{'randn_do_bench_us':>17} {'do_bench_20ms_us':>16}  {'clocks kernelgate':<26} {'clocks do_bench':<26} {'clocks do_bench_20ms':<26}")
     held, held_same = [], []
