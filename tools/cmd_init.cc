@@ -1,4 +1,4 @@
-// `kernelgate init DIR --ops LIST [--kind cpu|cuda|nvrtc]`: writes a submission skeleton.
+// `kernelgate init DIR --ops LIST [--kind cpu|cuda|nvrtc|python]`: writes a submission skeleton.
 #include "kernelgate/loader.h"
 
 #include <cstdio>
@@ -8,11 +8,11 @@
 namespace {
 
 const char* kInitUsage =
-    "usage: kernelgate init DIR --ops LIST [--kind cpu|cuda|nvrtc]\n"
+    "usage: kernelgate init DIR --ops LIST [--kind cpu|cuda|nvrtc|python]\n"
     "\n"
     "Writes DIR/<op folder>/ for each overload in LIST (comma-separated, e.g. relu.default,add.Tensor)\n"
     "with a stub carrying the signature kernelgate calls: <folder>_implementation.cpp (cpu, the\n"
-    "default), .cu (cuda), or .cu plus kernelgate.toml's [launch] table (nvrtc). Stubs build and\n"
+    "default), .cu (cuda), .cu plus kernelgate.toml's [launch] table (nvrtc), or .py (python). Stubs build and\n"
     "fail every test until implemented. Existing files are never overwritten.\n"
     "Example: kernelgate init my_kernels --ops relu.default,add.Tensor --kind cuda\n"
     "Exit status: 0 written, 1 some op was unknown or a file existed, 2 bad usage.\n";
@@ -37,7 +37,7 @@ int kg_cmd_init(int argc, char** argv) {
       if (i + 1 >= argc) return usage_error(a + " needs a value");
       std::string v = argv[++i];
       if (a == "--kind") {
-        if (!kg::loader::parse_kind(v, &kind)) return usage_error("--kind must be cpu, cuda or nvrtc, got '" + v + "'");
+        if (!kg::loader::parse_kind(v, &kind)) return usage_error("--kind must be cpu, cuda, nvrtc or python, got '" + v + "'");
       } else {
         std::string cur;
         for (char c : v + ",") {

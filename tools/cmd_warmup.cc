@@ -55,7 +55,7 @@ int kg_cmd_warmup(int argc, char** argv) {
       kinds = {k};
       named = true;
     } else {
-      return usage_error("--kind must be cpu, cuda, nvrtc or all, got '" + v + "'");
+      return usage_error("--kind must be cpu, cuda, nvrtc, python or all, got '" + v + "'");
     }
   }
   int status = 0;

@@ -185,7 +185,8 @@ std::vector<Sample> collect_samples(OpState& op) {
 // the findings cannot be told apart from the toolchain's own, so none is charged: the op's error
 // names the baseline (false, recorded).
 bool inspect(OpState& op, const std::string& artifact, const loader::BuildOptions& bo) {
-  if (op.folder.kind == loader::Kind::Nvrtc) return true;  // a cubin: no host code to inspect
+  // A cubin has no host code; a python source is not machine code (its calls are judged at run time).
+  if (op.folder.kind == loader::Kind::Nvrtc || op.folder.kind == loader::Kind::Python) return true;
   op.result.inspected = true;
   try {
     policy::ArtifactInfo info = policy::read_artifact(artifact);
@@ -243,7 +244,11 @@ bool build(OpState& op) {
 
 // False (the op's error) when the op's kind needs a device this evaluation does not have.
 bool runnable_here(OpState& op) {
-  if (op.folder.kind == loader::Kind::Cpu || op.run.device() != loader::Device::Cpu) return true;
+  if (op.folder.kind == loader::Kind::Python && op.run.device() != loader::Device::Cpu) {
+    op.result.error = "not run: the python kind runs on the CPU only for now (evaluate with --device cpu)";
+    return false;
+  }
+  if (op.folder.kind == loader::Kind::Cpu || op.folder.kind == loader::Kind::Python || op.run.device() != loader::Device::Cpu) return true;
   op.result.error = std::string("built; not run: the ") + loader::kind_name(op.folder.kind) +
                     " kind needs a GPU (evaluate with --device cuda on a machine that has one)";
   return false;
@@ -412,7 +417,7 @@ class BuildsAhead {
       return std::nullopt;  // the op's own build step meets the same problem and records it
     }
     try {
-      if (built->ok && f.kind != loader::Kind::Nvrtc) {
+      if (built->ok && f.kind != loader::Kind::Nvrtc && f.kind != loader::Kind::Python) {
         policy::ArtifactInfo info = policy::read_artifact(built->artifact);
         std::string why;
         if (!policy::inspect_artifact(info, run.policy, f.op).empty()) toolchain_baseline(f, bo, &why);

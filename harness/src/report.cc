@@ -136,7 +136,7 @@ json report_identity_json(const Report& rep) {
 
 std::string report_table(const Report& rep) {
   std::ostringstream o;
-  o << std::left << std::setw(22) << "op" << std::setw(6) << "kind" << std::setw(10) << "verdict" << std::setw(9) << "tests"
+  o << std::left << std::setw(22) << "op" << std::setw(8) << "kind" << std::setw(10) << "verdict" << std::setw(9) << "tests"
     << std::setw(10) << "speedup"
     << "failures\n";
   for (const auto& r : rep.ops) {
@@ -155,7 +155,7 @@ std::string report_table(const Report& rep) {
     std::ostringstream sp;
     if (r.speedup) sp << std::fixed << std::setprecision(2) << *r.speedup << "x";
     else sp << "-";
-    o << std::setw(22) << (op.size() < 22 ? op : op + " ") << std::setw(6) << (r.kind.empty() ? "-" : shown(r.kind)) << std::setw(10)
+    o << std::setw(22) << (op.size() < 22 ? op : op + " ") << std::setw(8) << (r.kind.empty() ? "-" : shown(r.kind)) << std::setw(10)
       << verdict_id(r.verdict) << std::setw(9) << (std::to_string(r.passed) + "/" + std::to_string(r.total)) << std::setw(10) << sp.str()
       << shown(fails) << "\n";
   }

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+struct KgPythonPlugin;  // python/python_plugin.h
+
 namespace kg::runner {
 
 // The op the last Load made callable, and what the call watches need to know of it.
@@ -47,6 +49,10 @@ class Runner {
   std::string tighten_filter();
   std::string load_cubin(const LoadRequest& req);
   std::string load_dispatcher_op(const LoadRequest& req);
+  // The python kind (python_kind.cc): the plugin loaded and its interpreter started (before the
+  // filter tightens); the source executed and its entry registered as req.name (after).
+  std::string start_python();
+  std::string load_python(const std::string& path, const std::string& name, const std::string& aten_name, const std::string& aten_overload);
 
   // ---- Call (call.cc): replies CallResult; false when the runner must exit after replying
   // (device error: the context is gone).
@@ -56,6 +62,8 @@ class Runner {
   Channel channel_;  // first: it outlives everything the artifacts' code can reach
   // Every artifact loaded stays for the runner's life: the dispatcher holds their registrations.
   std::vector<SharedObject> libraries_;
+  std::optional<SharedObject> python_library_;  // libkg_runner_python.so, for a python source
+  const KgPythonPlugin* python_ = nullptr;      // its functions, once its interpreter started
   LoadedOp loaded_;
   CpuFlush cpu_flush_;
   uint32_t call_no_ = 0;    // every call the runner made, for the poisoning's fill

@@ -1,7 +1,8 @@
 // Load: set up the device, tighten the filter, then load the artifact. The device is set up while
 // the filter still allows it (driver threads, mappings); the artifact's static constructors are
 // the first untrusted code, and from then on the tighter filter applies (no exec, no sockets, no
-// new processes).
+// new processes). A python source's interpreter is started before the filter tightens too, and
+// the source runs only after it (python_kind.cc).
 #include "kernelgate/protocol.h"
 #include "kernelgate/runner_filter.h"
 #include "kg_runner.h"
@@ -72,18 +73,27 @@ void Runner::prepare(const protocol::PrepareMsg& m) {
 }
 
 std::string Runner::load_artifact(const protocol::LoadMsg& m) {
-  if (m.kind > 2 || m.device > 1) return "bad load message";
+  if (m.kind > 3 || m.device > 1) return "bad load message";
   LoadRequest req{bounded(m.artifact_path, sizeof m.artifact_path), bounded(m.op_name, sizeof m.op_name),
                   bounded(m.aten_name, sizeof m.aten_name),         bounded(m.aten_overload, sizeof m.aten_overload),
                   static_cast<protocol::ArtifactKind>(m.kind),      static_cast<protocol::DeviceKind>(m.device)};
   if (req.aten_overload == "default") req.aten_overload.clear();
+  const bool python = req.kind == protocol::ArtifactKind::PythonSource;
+  if (python && req.device != protocol::DeviceKind::Cpu) return "the python kind runs on the CPU only";
   if (std::string err = set_up_device(req.device, req.kind); !err.empty()) return err;
   if (!cpu_flush_.allocated()) cpu_flush_.run(0);  // the flush buffer, before the filter tightens
+  if (python) {
+    if (std::string err = start_python(); !err.empty()) return err;
+  }
   if (std::string err = tighten_filter(); !err.empty()) return err;
   loaded_ = LoadedOp();
   loaded_.submission = !req.path.empty();
   loaded_.host_code = loaded_.submission && req.kind != protocol::ArtifactKind::Cubin;
   if (req.kind == protocol::ArtifactKind::Cubin) return load_cubin(req);
+  if (python) {
+    if (req.path.empty()) return "a python load names no source";
+    if (std::string err = load_python(req.path, req.name, req.aten_name, req.aten_overload); !err.empty()) return err;
+  }
   return load_dispatcher_op(req);
 }
 
@@ -125,7 +135,9 @@ std::string Runner::load_dispatcher_op(const LoadRequest& req) {
   // An empty artifact path loads no submission code: the runner calls the aten overload itself
   // (self-check, and eager timed in a runner like any candidate).
   std::string name = req.name, overload;
-  if (!req.path.empty()) {
+  if (req.kind == protocol::ArtifactKind::PythonSource) {
+    // load_python() registered it: nothing to open
+  } else if (!req.path.empty()) {
     std::string error;
     std::optional<SharedObject> library = SharedObject::open(req.path, &error);
     if (!library) return "dlopen failed: " + error;

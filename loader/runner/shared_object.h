@@ -11,10 +11,10 @@ namespace kg::runner {
 
 class SharedObject {
  public:
-  // dlopen(RTLD_NOW | RTLD_LOCAL): the library's static constructors run here. nullopt and
-  // dlerror()'s text in `*error` when it cannot be loaded.
-  static std::optional<SharedObject> open(const std::string& path, std::string* error) {
-    void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // dlopen(RTLD_NOW | `scope`, RTLD_LOCAL unless said otherwise): the library's static
+  // constructors run here. nullopt and dlerror()'s text in `*error` when it cannot be loaded.
+  static std::optional<SharedObject> open(const std::string& path, std::string* error, int scope = RTLD_LOCAL) {
+    void* h = ::dlopen(path.c_str(), RTLD_NOW | scope);
     if (!h) {
       const char* e = ::dlerror();
       *error = e ? e : "?";
@@ -33,6 +33,8 @@ class SharedObject {
   SharedObject(const SharedObject&) = delete;
   SharedObject& operator=(const SharedObject&) = delete;
   ~SharedObject() { close(); }
+  // The address of `name` in this library, or nullptr.
+  void* symbol(const char* name) const { return ::dlsym(h_, name); }
 
  private:
   explicit SharedObject(void* h) : h_(h) {}

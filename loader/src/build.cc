@@ -10,10 +10,14 @@
 //            6. turns compiler output into diagnostics relative to the submission
 //            7. publishes the artifact into the cache (atomic rename) and returns its path; an
 //               artifact over BuildOptions::cache_artifact_max_bytes is used once, not cached
+//
+//   The python kind compiles nothing: its source is checked (python_source.h) and the bytes read
+//   in step 2 are published as the artifact, which kg-runner's interpreter executes.
 #include "build_plan.h"
 #include "cache.h"
 #include "digest_index.h"
 #include "glue.h"
+#include "python_source.h"
 #include "kernelgate/launch_table.h"
 #include "kernelgate/loader.h"
 #include "kernelgate/sha256.h"
@@ -193,6 +197,13 @@ std::string kind_unavailable(Kind kind) {
     return "the cuda kind needs nvcc, and this kernelgate was built without a CUDA toolkit";
   if (kind == Kind::Nvrtc && !toolchain::have_nvrtc_helper())
     return "the nvrtc kind needs kg-nvrtc (built only when a CUDA toolkit with NVRTC is found)";
+  if (kind == Kind::Python) {
+    std::error_code ec;
+    const fs::path plugin = fs::path(default_runner_path()).parent_path() / "libkg_runner_python.so";
+    if (!fs::exists(plugin, ec))
+      return "the python kind needs kg-runner's plugin " + plugin.string() +
+             " (built only when a Python whose torch package is the linked libtorch is found)";
+  }
   return "";
 }
 
@@ -235,9 +246,9 @@ void name_paths(Job& j) {
 bool resolve_signature(Job& j) {
   try {
     j.schema = &aten_schema(j.op.op);
-    if (j.op.kind != Kind::Nvrtc) j.sig = cpp_signature(*j.schema);
+    if (j.op.kind == Kind::Cpu || j.op.kind == Kind::Cuda) j.sig = cpp_signature(*j.schema);
   } catch (const std::exception& e) { return stop(j, e.what()); }
-  j.expected = j.op.kind == Kind::Nvrtc ? "" : j.sig.declaration(j.op.folder + "_kernel_impl");
+  if (j.op.kind == Kind::Cpu || j.op.kind == Kind::Cuda) j.expected = j.sig.declaration(j.op.folder + "_kernel_impl");
   return true;
 }
 
@@ -251,13 +262,14 @@ bool read_sources(Job& j) {
 // 3. glue or launch table
 bool plan_build(Job& j) {
   try {
-    if (j.op.kind != Kind::Cpu) j.arch = toolchain::cuda_arch(j.options);
+    if (j.op.kind == Kind::Cuda || j.op.kind == Kind::Nvrtc) j.arch = toolchain::cuda_arch(j.options);
     std::string source;
     for (const auto& f : j.files)
       if (f.name == j.src_name) source = f.bytes;
     switch (j.op.kind) {
       case Kind::Cpu: j.plan = plan_cpu(j.op, *j.schema, j.sig, j.src_name, source, j.options); break;
       case Kind::Cuda: j.plan = plan_cuda(j.op, *j.schema, j.sig, j.src_name, source, j.arch, j.options); break;
+      case Kind::Python: j.plan = plan_python(j.op, j.shown_dir + "/" + j.src_name, j.src_name, source); break;
       case Kind::Nvrtc: {
         std::string text;
         for (const auto& f : j.files)
@@ -457,6 +469,16 @@ void run_steps(Job& j) {
   }
   name_paths(j);
   if (!resolve_signature(j) || !read_sources(j) || !plan_build(j) || !look_up_cache(j) || !make_work_dir(j)) return;
+  if (j.op.kind == Kind::Python) {
+    // Nothing to compile: the checked source, written by make_work_dir, is the artifact.
+    j.res.record.status = sandbox::Status::OK;
+    if (std::string error = publish(j); !error.empty()) {
+      j.res.error = error;
+      std::error_code ec;
+      if (j.options.use_cache) remove_tree(fs::path(j.work).string(), ec);
+    }
+    return;
+  }
   compile(j);
   const std::string out = diagnose(j);
   std::string error = compile_failure(j, out);

@@ -61,7 +61,8 @@ std::vector<WarmupStep> warmup(Kind kind, const BuildOptions& options) {
     out.push_back({std::string(kind_name(kind)) + " kind", "", false, 0, why});
     return out;
   }
-  if (kind == Kind::Nvrtc) return out;  // kg-nvrtc compiles each source alone: nothing is precompiled
+  // kg-nvrtc compiles each source alone, and a python source is not compiled: nothing to precompile
+  if (kind == Kind::Nvrtc || kind == Kind::Python) return out;
   out.push_back(step("torch/extension.h shim", [](std::string*) { return toolchain::shim_dir(); }));
   // Both kinds' registration glue compiles against the prelude.
   out.push_back(step("precompiled prelude", [&](std::string* rejected) { return toolchain::prelude_dir(options, rejected); }));

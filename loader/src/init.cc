@@ -1,5 +1,6 @@
 // `kernelgate init`: op folders with a stub per op that carries the expected contract.
 #include "kernelgate/loader.h"
+#include "kernelgate/python_entry.h"
 #include "util.h"
 
 #include <filesystem>
@@ -10,7 +11,45 @@ namespace fs = std::filesystem;
 namespace kg::loader {
 namespace {
 
-std::string source_name(const std::string& folder, Kind kind) { return folder + "_implementation" + (kind == Kind::Cpu ? ".cpp" : ".cu"); }
+std::string source_name(const std::string& folder, Kind kind) {
+  return folder + "_implementation" + (kind == Kind::Cpu ? ".cpp" : kind == Kind::Python ? ".py" : ".cu");
+}
+
+// A keyword-only argument's default as Python writes it.
+std::string python_literal(const c10::IValue& d) {
+  if (d.isBool()) return d.toBool() ? "True" : "False";
+  if (d.isInt()) return std::to_string(d.toInt());
+  if (d.isDouble()) {
+    std::ostringstream o;
+    o << d.toDouble();
+    const std::string s = o.str();
+    return s.find_first_of(".en") == std::string::npos ? s + ".0" : s;
+  }
+  return "None";
+}
+
+// The python stub: the entry function with the overload's parameters (keyword-only ones after `*`,
+// with their defaults: kg-runner leaves a keyword argument out of a call when it is the default).
+std::string python_stub(const std::string& op, const c10::FunctionSchema& schema, const std::string& folder) {
+  std::ostringstream o;
+  o << "# " << op << ": " << schema << "\n"
+    << "# python kind: this function, run by kg-runner's embedded interpreter with the machine's PyTorch.\n"
+    << "# Arguments arrive as the aten op takes them (tensors as torch.Tensor). Computing the answer with\n"
+    << "# PyTorch's own operators is fallback_to_torch; allocation, views and copies are fine.\n"
+    << "import torch\n\n\n"
+    << "def " << protocol::python_entry_names(folder, "").front() << "(";
+  bool first = true, kwarg_only = false;
+  for (const auto& a : schema.arguments()) {
+    o << (first ? "" : ", ");
+    if (a.kwarg_only() && !kwarg_only) o << "*, ";
+    kwarg_only = kwarg_only || a.kwarg_only();
+    o << a.name();
+    if (a.kwarg_only() && a.default_value()) o << "=" << python_literal(*a.default_value());
+    first = false;
+  }
+  o << "):\n    raise NotImplementedError(\"" << op << "\")\n";
+  return o.str();
+}
 
 // A kernel parameter for each launch argument of the nvrtc stub.
 std::string nvrtc_param(const c10::Argument& a, bool output) {
@@ -37,6 +76,7 @@ std::string first_tensor(const c10::FunctionSchema& s) {
 std::string stub_source(const std::string& op, Kind kind) {
   const c10::FunctionSchema& schema = aten_schema(op);
   const std::string folder = folder_for_op(op);
+  if (kind == Kind::Python) return python_stub(op, schema, folder);
   std::ostringstream o;
   if (kind == Kind::Nvrtc) {
     o << "// " << op << ": " << schema << "\n"

@@ -339,9 +339,10 @@ std::optional<LoadError> RunnerClient::load(const LoadRequest& req) {
   const auto aten = names::OpName::try_parse_unqualified(req.aten_op);
   copy_cstr(m.aten_name, sizeof m.aten_name, aten ? aten->dispatcher_name() : req.aten_op);
   copy_cstr(m.aten_overload, sizeof m.aten_overload, aten ? aten->overload() : "");
-  m.kind = static_cast<uint32_t>(req.kind == Kind::Nvrtc  ? protocol::ArtifactKind::Cubin
-                                 : req.kind == Kind::Cuda ? protocol::ArtifactKind::CudaSharedObject
-                                                          : protocol::ArtifactKind::SharedObject);
+  m.kind = static_cast<uint32_t>(req.kind == Kind::Nvrtc    ? protocol::ArtifactKind::Cubin
+                                 : req.kind == Kind::Cuda   ? protocol::ArtifactKind::CudaSharedObject
+                                 : req.kind == Kind::Python ? protocol::ArtifactKind::PythonSource
+                                                            : protocol::ArtifactKind::SharedObject);
   m.device = wire_device(req.device);
   // From here on every file the box opens is checked (sandbox.h): for a cpu load from the
   // artifact's own static constructors on; on cuda:0 once the driver's set-up in the Load is done.

@@ -15,12 +15,13 @@ const char* kind_name(Kind k) {
     case Kind::Cpu: return "cpu";
     case Kind::Cuda: return "cuda";
     case Kind::Nvrtc: return "nvrtc";
+    case Kind::Python: return "python";
   }
   return "?";
 }
 
 bool parse_kind(const std::string& name, Kind* out) {
-  for (Kind k : {Kind::Cpu, Kind::Cuda, Kind::Nvrtc})
+  for (Kind k : {Kind::Cpu, Kind::Cuda, Kind::Nvrtc, Kind::Python})
     if (name == kind_name(k)) {
       *out = k;
       return true;
@@ -39,6 +40,30 @@ namespace {
 bool has_entry(const std::vector<submission::Entry>& entries, const std::string& name) {
   return std::any_of(entries.begin(), entries.end(), [&](const submission::Entry& e) { return e.name == name; });
 }
+
+// The first entry (entries are sorted) named prefix + anything + one of `extensions`.
+const submission::Entry* first_source(const std::vector<submission::Entry>& entries, const std::string& prefix,
+                                      std::initializer_list<const char*> extensions) {
+  for (const auto& f : entries) {
+    const std::string ext = fs::path(f.name).extension().string();
+    if (f.name.rfind(prefix, 0) == 0 && std::any_of(extensions.begin(), extensions.end(), [&](const char* e) { return ext == e; }))
+      return &f;
+  }
+  return nullptr;
+}
+
+// BackendBench names an op folder after the op alone ("relu", "_softmax"): for kernelgate it is the
+// op's default overload, and only when it holds a python source named after it, so that any other
+// folder ("notes") stays what it was, not an op folder. nullopt otherwise.
+std::optional<names::OpName> backendbench_folder(const submission::Dir& root, const submission::Entry& entry) {
+  if (entry.type != S_IFDIR || entry.name.find("__") != std::string::npos || entry.name.find('.') != std::string::npos) return std::nullopt;
+  const std::optional<names::OpName> op = names::OpName::try_parse_unqualified(entry.name);
+  if (!op) return std::nullopt;
+  try {
+    if (!first_source(root.open_folder(entry.name).list(), entry.name + "_implementation", {".py"})) return std::nullopt;
+  } catch (const submission::FileError&) { return std::nullopt; }
+  return op;
+}
 }  // namespace
 
 // Only names are read here, never a file: build() reads the op folder, refusing what the policy
@@ -51,14 +76,17 @@ ScanResult scan_submission(const std::string& dir) {
   for (const auto& entry : root.list()) {
     const std::string& folder = entry.name;
     if (folder.empty() || folder[0] == '.' || entry.type == S_IFREG) continue;
-    const std::optional<names::OpName> op_name = names::OpName::from_folder(folder);
+    std::optional<names::OpName> op_name = names::OpName::from_folder(folder);
     const std::string what = submission::refusal(entry);
+    if (!op_name && what.empty()) op_name = backendbench_folder(root, entry);
     if (!what.empty() && !op_name) {
       out.problems.push_back({folder, submission::refused_message(folder, what)});
       continue;
     }
     if (!op_name) {
-      out.problems.push_back({folder, "not an op folder name (expected NAME__OVERLOAD, e.g. relu__default)"});
+      out.problems.push_back({folder,
+                              "not an op folder name (expected NAME__OVERLOAD, e.g. relu__default, or BackendBench's NAME "
+                              "holding NAME_implementation*.py)"});
       continue;
     }
     OpFolder op;
@@ -75,20 +103,24 @@ ScanResult scan_submission(const std::string& dir) {
       continue;
     }
     const std::string prefix = folder + "_implementation";
-    const submission::Entry* source = nullptr;  // entries are sorted: the first match
-    for (const auto& f : entries) {
-      const std::string ext = fs::path(f.name).extension().string();
-      if (f.name.rfind(prefix, 0) == 0 && (ext == ".cpp" || ext == ".cu")) {
-        source = &f;
-        break;
-      }
+    // The first match in sorted order, as BackendBench's DirectoryBackend picks it
+    // (`relu_implementation_v1.py` before `_v2.py`).
+    const submission::Entry* native = first_source(entries, prefix, {".cpp", ".cu"});
+    const submission::Entry* python = first_source(entries, prefix, {".py"});
+    if (native && python) {
+      out.problems.push_back({folder, "holds both a python source (" + python->name + ") and a C++ one (" + native->name +
+                                          "); an op folder holds one kind: remove the other"});
+      continue;
     }
+    const submission::Entry* source = native ? native : python;
     if (!source) {
-      out.problems.push_back({folder, "no " + prefix + "*.cpp or *.cu file"});
+      out.problems.push_back({folder, "no " + prefix + "*.cpp, *.cu or *.py file"});
       continue;
     }
     op.source = (root_path / folder / source->name).string();
-    if (fs::path(source->name).extension() == ".cpp") op.kind = Kind::Cpu;
+    const std::string ext = fs::path(source->name).extension().string();
+    if (ext == ".py") op.kind = Kind::Python;
+    else if (ext == ".cpp") op.kind = Kind::Cpu;
     else op.kind = has_entry(entries, "kernelgate.toml") ? Kind::Nvrtc : Kind::Cuda;
     out.ops.push_back(op);
   }

@@ -17,7 +17,8 @@
 // and fills (empty, empty_like, empty_strided, new_empty, zeros/ones/full and their _like and
 // new_ forms, fill_, zero_, resize_), views and layout (view, reshape, as_strided, expand,
 // transpose, permute, select, slice, narrow, squeeze/unsqueeze, flatten, alias, detach,
-// contiguous), dtype/device conversion and copies (to, _to_copy, clone, copy_), reading one
+// contiguous), dtype/device conversion and copies (to, _to_copy, clone, copy_, and resolve_conj,
+// resolve_neg, lift_fresh, which Python's numpy conversions dispatch), reading one
 // element (item, _local_scalar_dense), metadata (sizes, strides, data_ptr, numel, options, ...),
 // TORCH_CHECK machinery, Scalar conversion, TensorIterator, at::parallel_for, and the CUDA
 // current stream/device getters. Fills and copies produce no op's answer by themselves; a kernel
@@ -117,6 +118,11 @@ const std::map<std::string, std::set<std::string>>& allowed_ops() {
       {"_to_copy", {"to", "_to_copy"}},
       {"clone", {"clone"}},
       {"copy_", {"copy_", "copy", "clone", "_to_copy"}},
+      // what torch's Python conversions to and from numpy dispatch (Tensor.numpy(),
+      // torch.from_numpy, torch.tensor): no-ops on a real tensor without conj or neg bits
+      {"resolve_conj", {"resolve_conj"}},
+      {"resolve_neg", {"resolve_neg"}},
+      {"lift_fresh", {"lift_fresh"}},
       // one element, metadata
       {"item", {"item"}},
       {"_local_scalar_dense", {"_local_scalar_dense", "item"}},

@@ -31,9 +31,10 @@ struct CallResultMsg;
 
 namespace kg::loader {
 
-enum class Kind { Cpu, Cuda, Nvrtc };
+// python: BackendBench's `.py` kernels, run by kg-runner's embedded interpreter (CPU).
+enum class Kind { Cpu, Cuda, Nvrtc, Python };
 const char* kind_name(Kind k);
-bool parse_kind(const std::string& name, Kind* out);  // "cpu", "cuda", "nvrtc"
+bool parse_kind(const std::string& name, Kind* out);  // "cpu", "cuda", "nvrtc", "python"
 
 // "relu.default" -> "relu__default", "add_.Tensor" -> "add___Tensor".
 std::string folder_for_op(const std::string& op);
@@ -42,7 +43,7 @@ std::string op_for_folder(const std::string& folder);
 
 struct OpFolder {
   std::string op;      // "relu.default"
-  std::string folder;  // "relu__default"
+  std::string folder;  // "relu__default", or BackendBench's "relu" (the default overload)
   std::string dir;     // absolute path of the op folder
   std::string source;  // absolute path of the kernel source
   Kind kind = Kind::Cpu;
@@ -110,7 +111,7 @@ struct BuildOptions {
 
 struct BuildResult {
   bool ok = false;
-  std::string artifact;                 // host path of the built .so (cpu, cuda) or .cubin (nvrtc)
+  std::string artifact;                 // host path of the built .so (cpu, cuda), .cubin (nvrtc) or .py (python)
   std::vector<Diagnostic> diagnostics;  // capped at kMaxDiagnostics, paths relative to the submission
   std::string log;                      // compiler output, capped, paths made relative
   std::string error;                    // one-line summary when !ok
@@ -195,7 +196,7 @@ using Device = names::Device;  // Cuda means cuda:0 of the runner's box
 
 // What to load into a runner (extends the three-string load()).
 struct LoadRequest {
-  std::string artifact;       // .so (cpu, cuda) or .cubin (nvrtc); "" = the aten overload itself
+  std::string artifact;       // .so (cpu, cuda), .cubin (nvrtc) or .py (python); "" = the aten overload itself
   std::string registered_op;  // "kgsub::relu__default" (cpu, cuda)
   std::string aten_op;        // "relu.default"
   Kind kind = Kind::Cpu;

@@ -21,12 +21,13 @@ constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 // 4: input sets (CallMsg n_sets/set_bytes, CallResultMsg n_sets/set_output_bytes), CallMsg flags.
 // 5: kCallSecondSetInPlace.
 // 6: Prepare (a runner started ahead sets its device up before it is given an artifact).
-constexpr uint32_t kVersion = 6;
+// 7: ArtifactKind::PythonSource.
+constexpr uint32_t kVersion = 7;
 constexpr int kRunnerFd = 3;
 
 enum class MsgType : uint32_t {
   Hello = 1,       // runner -> supervisor, once after start-up
-  Load = 2,        // supervisor -> runner: dlopen an artifact (cpu, cuda) or load a cubin (nvrtc)
+  Load = 2,        // supervisor -> runner: dlopen an artifact (cpu, cuda), load a cubin (nvrtc) or run a python source
   LoadResult = 3,  // runner -> supervisor
   Call = 4,        // supervisor -> runner: run the loaded op on the inputs in the memfd
   CallResult = 5,  // runner -> supervisor
@@ -42,7 +43,9 @@ enum class CallStatus : uint32_t {
   DeviceError = 4,     // a CUDA error (illegal address, launch failure ...): the runner exits after reporting
 };
 
-enum class ArtifactKind : uint32_t { SharedObject = 0, CudaSharedObject = 1, Cubin = 2 };
+// PythonSource: a .py file the runner executes with its embedded interpreter (loader/runner/python/),
+// its entry function registered as op_name with the aten overload's schema.
+enum class ArtifactKind : uint32_t { SharedObject = 0, CudaSharedObject = 1, Cubin = 2, PythonSource = 3 };
 enum class DeviceKind : uint32_t { Cpu = 0, Cuda0 = 1 };
 
 // What the runner saw around the calls (evidence; the supervisor decides what it means).

@@ -1,0 +1,164 @@
+// Starting the python kind's interpreter: see interpreter.h.
+#include "interpreter.h"
+
+#include "py_ref.h"
+
+#include <Python.h>
+
+#include <string>
+#include <vector>
+
+#if !defined(KG_PYTHON_PATH) || !defined(KG_PYTHON_HOME)
+#error "KG_PYTHON_PATH (the module path, ':'-separated) and KG_PYTHON_HOME come from loader/runner/python/CMakeLists.txt"
+#endif
+
+namespace kg::runner::python {
+namespace {
+
+// Run once the interpreter is up, before any submission code: print() sent to stderr, the
+// modules kernels commonly use (imported now, while files may still be opened freely), then every
+// reference a loaded module holds to the functions that switch the dispatcher observer off
+// replaced by one that refuses.
+// torch._C._autograd's own module object is edited in place, so re-importing torch._C finds the
+// refusing ones too.
+constexpr const char* kPrelude = R"PY(
+import linecache, math, sys, traceback, types
+# print() goes to stderr: whatever reaches the runner's stdout counts as an attempt at the result
+# channel (protocol_violation), and a kernel's debugging output is not one.
+sys.stdout = sys.stderr
+import torch
+import torch.nn.functional
+try:
+    import numpy
+except ImportError:
+    pass
+
+def _kg_take_out_of_reach():
+    import sys
+    autograd = torch._C._autograd
+    names = ("_enable_record_function", "_clear_callbacks")
+    originals = [(n, getattr(autograd, n)) for n in names if hasattr(autograd, n)]
+    def refusing(name):
+        def refused(*args, **kwargs):
+            raise PermissionError("kernelgate: torch's " + name + " is not available to a python kernel "
+                                  "(it would switch off the runner's dispatcher observer)")
+        return refused
+    for module in list(sys.modules.values()):
+        d = getattr(module, "__dict__", None)
+        if not isinstance(d, dict):
+            continue
+        for key, value in list(d.items()):
+            for name, original in originals:
+                if value is original:
+                    d[key] = refusing(name)
+
+_kg_take_out_of_reach()
+del _kg_take_out_of_reach
+)PY";
+
+std::vector<std::wstring> split_path(const char* path) {
+  std::vector<std::wstring> out;
+  std::string part;
+  for (const char* p = path;; ++p) {
+    if (*p == ':' || *p == 0) {
+      if (!part.empty()) out.emplace_back(part.begin(), part.end());
+      part.clear();
+      if (*p == 0) break;
+    } else {
+      part += *p;
+    }
+  }
+  return out;
+}
+
+// "" or why the configuration was refused.
+std::string status_text(const PyStatus& s, const char* what) {
+  return std::string(what) + ": " + (s.func ? std::string(s.func) + ": " : "") + (s.err_msg ? s.err_msg : "failed");
+}
+
+std::string initialise() {
+  PyConfig config;
+  PyConfig_InitIsolatedConfig(&config);
+  struct Clear {
+    PyConfig* c;
+    ~Clear() { PyConfig_Clear(c); }
+  } clear{&config};
+  config.site_import = 0;
+  config.write_bytecode = 0;
+  config.install_signal_handlers = 0;
+  config.user_site_directory = 0;
+  config.pathconfig_warnings = 0;
+  config.parse_argv = 0;
+  config.module_search_paths_set = 1;
+  for (const std::wstring& p : split_path(KG_PYTHON_PATH)) {
+    PyStatus s = PyWideStringList_Append(&config.module_search_paths, p.c_str());
+    if (PyStatus_Exception(s)) return status_text(s, "module path");
+  }
+  // The home (sys.base_prefix) given, Python looks for no pyvenv.cfg beside or above kg-runner:
+  // that open would fall outside the box's system trees and be refused as a violation.
+  const std::string home = KG_PYTHON_HOME;
+  const std::wstring whome(home.begin(), home.end());
+  PyStatus s = PyConfig_SetString(&config, &config.home, whome.c_str());
+  if (PyStatus_Exception(s)) return status_text(s, "home");
+  s = PyConfig_SetString(&config, &config.program_name, L"kg-runner");
+  if (PyStatus_Exception(s)) return status_text(s, "program name");
+  s = Py_InitializeFromConfig(&config);
+  if (PyStatus_Exception(s)) return status_text(s, "cannot start the interpreter");
+  return "";
+}
+
+}  // namespace
+
+std::string start_interpreter() {
+  if (Py_IsInitialized()) return "";
+  install_audit_hook();
+  if (std::string err = initialise(); !err.empty()) return err;
+  std::string error;
+  {
+    PyRef main = PyRef::borrow(PyImport_AddModule("__main__"));
+    PyObject* globals = main ? PyModule_GetDict(main.get()) : nullptr;
+    // Named so that a refusal's traceback says whose code refused.
+    PyRef code = PyRef::steal(Py_CompileString(kPrelude, "<kernelgate>", Py_file_input));
+    PyRef done = code && globals ? PyRef::steal(PyEval_EvalCode(code.get(), globals, globals)) : PyRef();
+    if (!done) error = "importing torch in the runner failed:\n" + take_exception(3000);
+  }
+  arm_audit_hook();
+  PyEval_SaveThread();  // the GIL is taken again per call (py_ref.h's Gil)
+  return error;
+}
+
+std::string sanitise(const std::string& text, size_t cap) {
+  std::string out = text;
+  for (char& c : out)
+    if (c != '\n' && c != '\t' && (c < 32 || c >= 127)) c = '?';
+  if (out.size() <= cap) return out;
+  const std::string marker = "[... " + std::to_string(out.size() - cap) + " bytes cut]\n";
+  const size_t keep = cap > marker.size() ? cap - marker.size() : 0;
+  return marker + out.substr(out.size() - keep);
+}
+
+std::string take_exception(size_t cap) {
+  PyObject *type = nullptr, *value = nullptr, *tb = nullptr;
+  PyErr_Fetch(&type, &value, &tb);
+  if (!type) return "(no Python exception was set)";
+  PyErr_NormalizeException(&type, &value, &tb);
+  if (tb && value) PyException_SetTraceback(value, tb);
+  PyRef t = PyRef::steal(type), v = PyRef::steal(value), b = PyRef::steal(tb);
+  std::string text;
+  PyRef module = PyRef::steal(PyImport_ImportModule("traceback"));
+  PyRef lines = module ? PyRef::steal(PyObject_CallMethod(module.get(), "format_exception", "OOO", t.get(), v ? v.get() : Py_None,
+                                                          b ? b.get() : Py_None))
+                       : PyRef();
+  PyRef joined = lines ? PyRef::steal(PyUnicode_Join(PyRef::steal(PyUnicode_FromString("")).get(), lines.get())) : PyRef();
+  const char* utf8 = joined ? PyUnicode_AsUTF8(joined.get()) : nullptr;
+  if (utf8) {
+    text = utf8;
+  } else {
+    // The formatting itself failed (a hostile __str__): the exception's type name is all we say.
+    PyErr_Clear();
+    text = std::string(reinterpret_cast<PyTypeObject*>(t.get())->tp_name) + " (its traceback could not be formatted)";
+  }
+  return sanitise(text, cap);
+}
+
+}  // namespace kg::runner::python

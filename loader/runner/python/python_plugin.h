@@ -1,0 +1,29 @@
+// The interface between kg-runner and its python-kind plugin (libkg_runner_python.so), which embeds
+// CPython and the machine's PyTorch. kg-runner loads the plugin only for a python artifact, so a
+// runner of any other kind never maps libpython or libtorch_python. Plain C types: the two sides
+// are built together, but the boundary stays a table of functions looked up once.
+#pragma once
+
+#include <cstddef>
+
+extern "C" {
+
+struct KgPythonPlugin {
+  unsigned version;  // kKgPythonPluginVersion
+  // Before the runner's filter tightens: the interpreter, `import torch` and the modules kernels
+  // commonly use, the audit hook. 0 on success, else why not in `error`.
+  int (*start)(char* error, size_t error_size);
+  // After it tightened: executes the source at `source_path` in a fresh module, finds the first of
+  // `entries` it defines, and registers it as the dispatcher op `registered` ("kgsub::relu__default",
+  // overload "") with the schema of the aten overload (`aten_name`, `aten_overload`). 0 on success,
+  // else why not in `error` (a Python exception's traceback, truncated and sanitised).
+  int (*load)(const char* source_path, const char* registered, const char* aten_name, const char* aten_overload, const char* const* entries,
+              size_t n_entries, char* error, size_t error_size);
+};
+
+// Exported by the plugin.
+const KgPythonPlugin* kg_python_plugin();
+}
+
+inline constexpr unsigned kKgPythonPluginVersion = 1;
+inline constexpr const char* kKgPythonPluginFile = "libkg_runner_python.so";

@@ -1,0 +1,65 @@
+// The python kind on the runner's side: the plugin that embeds CPython (python/), loaded from
+// beside kg-runner with RTLD_GLOBAL (extension modules such as torch._C resolve libpython's symbols
+// from the global scope), its interpreter started before the filter tightens, and the source run
+// after it. Only a runner given a python source ever maps libpython.
+#include "kernelgate/python_entry.h"
+#include "kg_runner.h"
+#include "python/python_plugin.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace kg::runner {
+namespace {
+
+std::string beside_runner(const char* file) {
+  std::string exe(4096, '\0');
+  const ssize_t n = ::readlink("/proc/self/exe", exe.data(), exe.size() - 1);
+  if (n <= 0) return "";
+  exe.resize(static_cast<size_t>(n));
+  return exe.substr(0, exe.rfind('/') + 1) + file;
+}
+
+// What follows "ns::" in a qualified name.
+std::string unqualified(const std::string& name) {
+  const size_t sep = name.find("::");
+  return sep == std::string::npos ? name : name.substr(sep + 2);
+}
+
+}  // namespace
+
+std::string Runner::start_python() {
+  if (python_) return "";
+  const std::string path = beside_runner(kKgPythonPluginFile);
+  if (path.empty()) return std::string("cannot find kg-runner's own path: ") + std::strerror(errno);
+  std::string error;
+  python_library_ = SharedObject::open(path, &error, RTLD_GLOBAL);
+  if (!python_library_) return "the python kind's plugin cannot be loaded: " + error;
+  using Entry = const KgPythonPlugin* (*)();
+  const auto entry = reinterpret_cast<Entry>(python_library_->symbol("kg_python_plugin"));
+  const KgPythonPlugin* plugin = entry ? entry() : nullptr;
+  if (!plugin || plugin->version != kKgPythonPluginVersion) return path + ": not the plugin this kg-runner was built with";
+  char message[2048] = {};
+  if (plugin->start(message, sizeof message) != 0) return std::string("cannot start the python interpreter: ") + message;
+  python_ = plugin;
+  return "";
+}
+
+std::string Runner::load_python(const std::string& path, const std::string& name, const std::string& aten_name,
+                                const std::string& aten_overload) {
+  if (!python_) return "the python interpreter was not started";
+  const std::vector<std::string> names = protocol::python_entry_names(unqualified(name), unqualified(aten_name));
+  std::vector<const char*> entries;
+  for (const std::string& n : names) entries.push_back(n.c_str());
+  char message[sizeof(protocol::LoadResultMsg::message)] = {};
+  if (python_->load(path.c_str(), name.c_str(), aten_name.c_str(), aten_overload.c_str(), entries.data(), entries.size(), message,
+                    sizeof message) != 0)
+    return message;
+  return "";
+}
+
+}  // namespace kg::runner
