@@ -26,6 +26,8 @@ const char* kEvalUsage =
     "                       [--feedback FILE] [--tolerance-sweep] [--no-runner-pool] [--junit FILE] [--quiet|--verbose]\n"
     "       kernelgate eval --batch DIR|--batch-list FILE [--shard I/N] [--resume] [--jobs N]\n"
     "                       [--devices N] [the options above]\n"
+    "       kernelgate eval --problem PROBLEM.py SOLUTION.py|--problem PROBLEMS/ SOLUTIONS/ [--out DIR]\n"
+    "                       [--seed N] [--policy P] [--no-timing] [--feedback FILE] [--quiet|--verbose]\n"
     "\n"
     "Builds every op folder of the submission DIR in the sandbox, runs it on inputs drawn from a\n"
     "secret seed (or --seed N to reproduce), compares with PyTorch eager, times passing ops, and\n"
@@ -50,6 +52,11 @@ const char* kEvalUsage =
     "  --quiet, -q        no progress line and no table: only the files and the exit status\n"
     "  --verbose, -v      a line per op as it starts and is decided, instead of the progress line\n"
     "                     (the progress line is drawn only when stderr is a terminal)\n"
+    "KernelBench (docs/kernelbench.md):\n"
+    "  --problem P S      judge KernelBench's format: the problem file P (class Model, get_inputs(),\n"
+    "                     get_init_inputs()) against the solution file S (class ModelNew), each in its\n"
+    "                     own sandboxed runner; or every problem of folder P against the solution of\n"
+    "                     folder S with its file name (or its problem number). An op per problem\n"
     "Batches (docs/batches.md):\n"
     "  --batch DIR        judge every submission directory directly inside DIR: OUT/<name>/results.json\n"
     "                     each, OUT/summary.json, summary.csv, summary.md, OUT/journal.jsonl (every\n"
@@ -179,6 +186,11 @@ int parse_arguments(int argc, char** argv, EvalMode mode, const char* usage, Eva
       return 0;
     } else if (mode == EvalMode::Audit && audit_decides(a)) {
       return usage_error(cmd, usage, a + " is not an audit option: the audit profile decides");
+    } else if (a == "--problem" && mode == EvalMode::Eval) {
+      if (i + 2 >= argc || argv[i + 1][0] == '-' || argv[i + 2][0] == '-')
+        return usage_error(cmd, usage, "--problem needs two paths: the problem and the solution (files or folders)");
+      cli->problem = argv[++i];
+      cli->solution = argv[++i];
     } else if (takes_value(a, repro)) {
       const char* v = i + 1 < argc ? argv[++i] : nullptr;
       if (!v) return usage_error(cmd, usage, a + " needs a value");
@@ -270,6 +282,25 @@ int self_check_shard(const char* cmd, const char* usage, EvalCli* cli) {
   return -1;
 }
 
+// --problem P S: no submission, batch or self-check beside it; the pairs it names. Returns -1 to
+// go on, else the exit status.
+int kernelbench_pairs(const char* cmd, const char* usage, EvalCli* cli) {
+  auto& opt = cli->opt;
+  if (!opt.submission.empty() || opt.self_check || !cli->batch_dir.empty() || !cli->batch_list.empty() || !cli->shard.empty() ||
+      cli->resume || cli->device_pools != 0 || !opt.ops.empty() || opt.suite != kg::harness::kAutoSuite || !cli->junit_file.empty())
+    return usage_error(cmd, usage,
+                       "--problem takes no submission directory, --self-check, --batch, --shard, --resume, --devices, --ops, --suite "
+                       "or --junit beside it");
+  if (cli->device != "cpu" && cli->device != "auto") return usage_error(cmd, usage, "--problem judges on the CPU for now (--device cpu)");
+  opt.device = kg::names::Device::Cpu;
+  try {
+    cli->pairs = kg::kernelbench::pairs(cli->problem, cli->solution, &cli->left_out);
+  } catch (const std::exception& e) { return usage_error(cmd, usage, e.what()); }
+  opt.submission = cli->solution;
+  opt.suite = kg::kernelbench::kSuite;
+  return -1;
+}
+
 }  // namespace
 
 namespace kg::cli {
@@ -279,6 +310,7 @@ int parse_eval_cli(int argc, char** argv, EvalMode mode, const char* usage, Eval
   auto& opt = cli->opt;
   opt.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (int rc = parse_arguments(argc, argv, mode, usage, cli); rc >= 0) return rc;
+  if (!cli->problem.empty()) return kernelbench_pairs(cmd, usage, cli);
   const bool batch = !cli->batch_dir.empty() || !cli->batch_list.empty();
   if (batch && (!opt.submission.empty() || opt.self_check || !cli->batch_dir.empty() == !cli->batch_list.empty()))
     return usage_error(cmd, usage, "--batch DIR or --batch-list FILE, one of them, and no submission directory or --self-check beside it");
@@ -326,7 +358,15 @@ namespace {
 // An empty submission says so: which folder was read, what an op folder looks like, and what was
 // seen there instead.
 void say_if_no_op_folders(const EvalCli& cli, const kg::harness::Report& report, const char* cmd) {
-  if (cli.opt.self_check || !report.ops.empty()) return;
+  if (cli.opt.self_check) return;
+  if (!cli.problem.empty()) {
+    for (const auto& [file, why] : report.problems)
+      std::fprintf(stderr, "kernelgate %s: left out %s: %s\n", cmd, kg::text::terminal_safe(file).c_str(),
+                   kg::text::terminal_safe(why).c_str());
+    if (report.ops.empty()) print_error(cmd, cli.problem + " and " + cli.solution + ": no problem with a solution to judge");
+    return;
+  }
+  if (!report.ops.empty()) return;
   std::string msg = cli.opt.submission +
                     ": no op folders (expected NAME__OVERLOAD/NAME__OVERLOAD_implementation*.cpp or .cu, "
                     "e.g. relu__default/relu__default_implementation.cpp)";
@@ -353,7 +393,12 @@ int evaluate_to_results(const EvalCli& cli, const char* cmd, kg::policy::Policy*
     ProgressLine progress(cli.verbosity);  // cleared before the table is printed
     kg::harness::EvalOptions opt = cli.opt;
     opt.on_progress = [&progress](const kg::harness::EvalProgress& p) { progress.update(p); };
-    *report = kg::harness::evaluate(opt, *policy);
+    if (cli.problem.empty()) {
+      *report = kg::harness::evaluate(opt, *policy);
+    } else {
+      *report = kg::kernelbench::evaluate(cli.pairs, opt, *policy);
+      report->problems = cli.left_out;
+    }
   } catch (const std::exception& e) {
     print_error(cmd, e.what());
     return 2;

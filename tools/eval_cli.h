@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kernelgate/harness.h"
+#include "kernelgate/kernelbench.h"
 #include "kernelgate/policy.h"
 #include "progress_line.h"
 
@@ -28,6 +29,11 @@ struct EvalCli {
   std::string batch_dir, batch_list, shard;
   bool resume = false;
   int device_pools = 0;  // --devices; 0: the default (every visible GPU, or one CPU pool)
+  // --problem PROBLEM SOLUTION (eval only): KernelBench pairs (two files, or two folders matched
+  // by name) instead of a submission directory; resolved into `pairs` and `left_out`.
+  std::string problem, solution;
+  std::vector<kg::kernelbench::Pair> pairs;
+  std::vector<std::pair<std::string, std::string>> left_out;
 };
 
 // `kernelgate eval --batch`: every submission of the batch into OUT (cmd_batch.cc). The exit status.

@@ -29,10 +29,7 @@ double same_bytes_fraction(const std::vector<c10::IValue>& now, const std::vecto
 // shapes do not line up.
 double stale_fraction(const std::vector<c10::IValue>& cand, const std::vector<c10::IValue>& ref, const std::vector<c10::IValue>& earlier);
 
-// B5: of the elements where `cand` differs from `ref`, the fraction that hold kg-runner's
-// allocation poison (c10's junk fill, 0x7fedbeef words, at any byte phase): memory the call
-// allocated and never wrote. -1 when the shapes do not line up or nothing differs.
-double poison_fraction(const std::vector<c10::IValue>& cand, const std::vector<c10::IValue>& ref);
+// B5: poison_fraction() is public (harness.h).
 
 // B7: a copy of `inputs` that a replay cache keyed on a content fingerprint cannot tell from
 // them: same shapes, strides, dtypes and multiset of values, the same first and last `keep`

@@ -497,6 +497,12 @@ Report report_header(const EvalOptions& options, const policy::Policy& policy) {
 
 }  // namespace
 
+const char* version() { return KG_VERSION_STRING; }
+
+loader::RunnerOptions runner_options(const EvalOptions& options, const policy::Policy& policy, const std::string& artifact) {
+  return evaluation::runner_options(options, policy, artifact);
+}
+
 names::Device auto_device() { return at::hasCUDA() ? names::Device::Cuda : names::Device::Cpu; }
 
 const std::vector<double>& sweep_tolerances() {

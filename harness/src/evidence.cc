@@ -10,7 +10,8 @@
 
 #include <algorithm>
 
-namespace kg::harness::evaluation {
+namespace kg::harness {
+namespace evaluation {
 namespace {
 
 // Outputs over this many elements are not kept for replay checks (memory), only named.
@@ -97,37 +98,8 @@ void keep_for_size_probe(OpState& op, const Sample& s, const Judged& j, const lo
 
 }  // namespace
 
-void violation(OpResult& result, policy::Rule rule, const std::string& evidence) {
-  const char* id = policy::rule_id(rule);
-  for (const auto& v : result.violations)
-    if (v.rule == id) return;  // one of each rule per op is evidence enough
-  result.violations.push_back({id, evidence});
-}
-
-void sandbox_violation(OpResult& result, const sandbox::Record& record) {
-  if (record.status == sandbox::Status::SV)
-    result.violations.push_back(
-        {policy::rule_id(policy::Rule::SandboxViolation), "syscall " + record.syscall + " denied: " + record.message});
-}
-
 void runner_evidence(OpState& op, const loader::CallOutcome& out, const std::string& sample) {
-  std::string compute;  // the PyTorch compute operators the kernel dispatched, named
-  for (const std::string& name : out.dispatched)
-    if (!policy::dispatched_operator_allowed(name, op.folder.op)) compute += (compute.empty() ? "" : ", ") + name;
-  for (const policy::ObservationRule& meaning : policy::observation_rules()) {
-    if (!meaning.rule || !out.observations.has(meaning.observation)) continue;
-    if (meaning.unless == policy::Unless::OpReturnsOnlyViews && op.schema && returns_only_views(*op.schema)) continue;
-    if (meaning.unless == policy::Unless::OperatorsNamed && !compute.empty()) continue;
-    violation(op.result, *meaning.rule, sample + ": " + policy::observation_evidence(meaning, protocol::kMaxDispatched));
-  }
-  if (!compute.empty())
-    violation(op.result, policy::Rule::FallbackToTorch,
-              sample + ": the kernel dispatched PyTorch compute operator(s) during its call: " + compute);
-  std::string opens;  // files outside the runtime's own that the sandbox refused (seen by the supervisor)
-  for (const sandbox::RefusedOpen& o : out.refused_opens) opens += (opens.empty() ? "" : ", ") + o.syscall + " " + o.path;
-  if (!opens.empty())
-    violation(op.result, policy::Rule::SandboxViolation,
-              sample + ": the kernel tried to open files after start-up, refused (EACCES) by the sandbox: " + opens);
+  record_runner_evidence(op.result, out, op.folder.op, op.schema && returns_only_views(*op.schema), sample);
 }
 
 void remember(OpState& op, const Sample& s, const std::string& inputs_key, const std::vector<c10::IValue>& returns) {
@@ -189,4 +161,40 @@ void shape_specialisation_by_size(OpState& op) {
   if (!op.history.size_evidence.empty()) violation(op.result, policy::Rule::ShapeSpecialisation, op.history.size_evidence);
 }
 
-}  // namespace kg::harness::evaluation
+}  // namespace evaluation
+
+void violation(OpResult& result, policy::Rule rule, const std::string& evidence) {
+  const char* id = policy::rule_id(rule);
+  for (const auto& v : result.violations)
+    if (v.rule == id) return;  // one of each rule per op is evidence enough
+  result.violations.push_back({id, evidence});
+}
+
+void sandbox_violation(OpResult& result, const sandbox::Record& record) {
+  if (record.status == sandbox::Status::SV)
+    result.violations.push_back(
+        {policy::rule_id(policy::Rule::SandboxViolation), "syscall " + record.syscall + " denied: " + record.message});
+}
+
+void record_runner_evidence(OpResult& result, const loader::CallOutcome& out, const std::string& op, bool returns_only_views,
+                            const std::string& sample) {
+  std::string compute;  // the PyTorch compute operators the kernel dispatched, named
+  for (const std::string& name : out.dispatched)
+    if (!policy::dispatched_operator_allowed(name, op)) compute += (compute.empty() ? "" : ", ") + name;
+  for (const policy::ObservationRule& meaning : policy::observation_rules()) {
+    if (!meaning.rule || !out.observations.has(meaning.observation)) continue;
+    if (meaning.unless == policy::Unless::OpReturnsOnlyViews && returns_only_views) continue;
+    if (meaning.unless == policy::Unless::OperatorsNamed && !compute.empty()) continue;
+    violation(result, *meaning.rule, sample + ": " + policy::observation_evidence(meaning, protocol::kMaxDispatched));
+  }
+  if (!compute.empty())
+    violation(result, policy::Rule::FallbackToTorch,
+              sample + ": the kernel dispatched PyTorch compute operator(s) during its call: " + compute);
+  std::string opens;  // files outside the runtime's own that the sandbox refused (seen by the supervisor)
+  for (const sandbox::RefusedOpen& o : out.refused_opens) opens += (opens.empty() ? "" : ", ") + o.syscall + " " + o.path;
+  if (!opens.empty())
+    violation(result, policy::Rule::SandboxViolation,
+              sample + ": the kernel tried to open files after start-up, refused (EACCES) by the sandbox: " + opens);
+}
+
+}  // namespace kg::harness

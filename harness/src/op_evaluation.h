@@ -139,10 +139,7 @@ std::optional<Judged> judge_sample(OpState& op, const Sample& s, size_t i);
 
 // ---- evidence (evidence.cc) ----------------------------------------------------------------
 
-// Records a violation of `rule`; one of each rule per op is evidence enough.
-void violation(OpResult& result, policy::Rule rule, const std::string& evidence);
-// A sandbox_violation when the runner's record says a syscall was denied.
-void sandbox_violation(OpResult& result, const sandbox::Record& record);
+// violation() and sandbox_violation() are public (harness.h).
 // What the runner saw around a call, turned into rules (the runner reports; we decide).
 void runner_evidence(OpState& op, const loader::CallOutcome& out, const std::string& sample);
 // Keeps the candidate's recent outputs, to recognise replayed and never-written outputs later.

@@ -43,8 +43,9 @@ class Runner {
   void load(const protocol::LoadMsg& m);
   // Prepare (load.cc): the device and flush buffer ahead of a Load; replies LoadResult.
   void prepare(const protocol::PrepareMsg& m);
-  // Each returns "" or why the artifact cannot be called.
-  std::string load_artifact(const protocol::LoadMsg& m);
+  // Each returns "" or why the artifact cannot be called. `said`: what the reply carries on
+  // success (a problem's constructor arguments).
+  std::string load_artifact(const protocol::LoadMsg& m, std::string* said);
   std::string set_up_device(protocol::DeviceKind device, protocol::ArtifactKind kind);
   std::string tighten_filter();
   std::string load_cubin(const LoadRequest& req);
@@ -53,6 +54,10 @@ class Runner {
   // filter tightens); the source executed and its entry registered as req.name (after).
   std::string start_python();
   std::string load_python(const std::string& path, const std::string& name, const std::string& aten_name, const std::string& aten_overload);
+  // A KernelBench problem (solution false; its constructor arguments into `init_out`) or
+  // solution file, registered as `name` with protocol::kModelSchemaArguments.
+  std::string load_python_model(const std::string& path, const std::string& name, bool solution, uint64_t seed, const std::string& init,
+                                std::string* init_out);
 
   // ---- Call (call.cc): replies CallResult; false when the runner must exit after replying
   // (device error: the context is gone).

@@ -26,6 +26,8 @@ struct Runner::LoadRequest {
   std::string aten_overload;  // "" for the default overload
   protocol::ArtifactKind kind;
   protocol::DeviceKind device;
+  uint64_t model_seed = 0;  // PythonProblem, PythonSolution
+  std::string model_init;   // PythonSolution
 };
 
 namespace {
@@ -53,9 +55,10 @@ class DispatcherOp : public Op {
 void Runner::load(const protocol::LoadMsg& m) {
   protocol::LoadResultMsg r{};
   protocol::init_header(r, protocol::MsgType::LoadResult);
-  const std::string error = load_artifact(m);
+  std::string said;
+  const std::string error = load_artifact(m, &said);
   r.ok = error.empty() ? 1 : 0;
-  set_message(r.message, sizeof r.message, error);
+  set_message(r.message, sizeof r.message, error.empty() ? said : error);
   channel_.send(r);
 }
 
@@ -72,13 +75,16 @@ void Runner::prepare(const protocol::PrepareMsg& m) {
   channel_.send(r);
 }
 
-std::string Runner::load_artifact(const protocol::LoadMsg& m) {
-  if (m.kind > 3 || m.device > 1) return "bad load message";
+std::string Runner::load_artifact(const protocol::LoadMsg& m, std::string* said) {
+  if (m.kind > protocol::kMaxArtifactKind || m.device > 1) return "bad load message";
   LoadRequest req{bounded(m.artifact_path, sizeof m.artifact_path), bounded(m.op_name, sizeof m.op_name),
                   bounded(m.aten_name, sizeof m.aten_name),         bounded(m.aten_overload, sizeof m.aten_overload),
                   static_cast<protocol::ArtifactKind>(m.kind),      static_cast<protocol::DeviceKind>(m.device)};
   if (req.aten_overload == "default") req.aten_overload.clear();
-  const bool python = req.kind == protocol::ArtifactKind::PythonSource;
+  req.model_seed = m.model_seed;
+  req.model_init = bounded(m.model_init, sizeof m.model_init);
+  const bool model = req.kind == protocol::ArtifactKind::PythonProblem || req.kind == protocol::ArtifactKind::PythonSolution;
+  const bool python = req.kind == protocol::ArtifactKind::PythonSource || model;
   if (python && req.device != protocol::DeviceKind::Cpu) return "the python kind runs on the CPU only";
   if (std::string err = set_up_device(req.device, req.kind); !err.empty()) return err;
   if (!cpu_flush_.allocated()) cpu_flush_.run(0);  // the flush buffer, before the filter tightens
@@ -90,8 +96,13 @@ std::string Runner::load_artifact(const protocol::LoadMsg& m) {
   loaded_.submission = !req.path.empty();
   loaded_.host_code = loaded_.submission && req.kind != protocol::ArtifactKind::Cubin;
   if (req.kind == protocol::ArtifactKind::Cubin) return load_cubin(req);
-  if (python) {
-    if (req.path.empty()) return "a python load names no source";
+  if (python && req.path.empty()) return "a python load names no source";
+  if (model) {
+    if (std::string err =
+            load_python_model(req.path, req.name, req.kind == protocol::ArtifactKind::PythonSolution, req.model_seed, req.model_init, said);
+        !err.empty())
+      return err;
+  } else if (python) {
     if (std::string err = load_python(req.path, req.name, req.aten_name, req.aten_overload); !err.empty()) return err;
   }
   return load_dispatcher_op(req);
@@ -135,8 +146,9 @@ std::string Runner::load_dispatcher_op(const LoadRequest& req) {
   // An empty artifact path loads no submission code: the runner calls the aten overload itself
   // (self-check, and eager timed in a runner like any candidate).
   std::string name = req.name, overload;
-  if (req.kind == protocol::ArtifactKind::PythonSource) {
-    // load_python() registered it: nothing to open
+  if (req.kind == protocol::ArtifactKind::PythonSource || req.kind == protocol::ArtifactKind::PythonProblem ||
+      req.kind == protocol::ArtifactKind::PythonSolution) {
+    // load_python() or load_python_model() registered it: nothing to open
   } else if (!req.path.empty()) {
     std::string error;
     std::optional<SharedObject> library = SharedObject::open(req.path, &error);

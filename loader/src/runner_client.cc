@@ -158,7 +158,7 @@ struct Exchange {
 // Sends a Load or a Prepare on `sock` and awaits the LoadResult that answers it; `stop` ends the
 // runner and returns its record.
 template <typename Msg, typename Stop>
-std::optional<LoadError> answered(int sock, double timeout_s, const Msg& m, const Exchange& says, Stop stop) {
+std::optional<LoadError> answered(int sock, double timeout_s, const Msg& m, const Exchange& says, Stop stop, std::string* said = nullptr) {
   using K = LoadError::Kind;
   protocol::LoadResultMsg r{};
   try {
@@ -176,6 +176,7 @@ std::optional<LoadError> answered(int sock, double timeout_s, const Msg& m, cons
                                   (rec.stderr_text.empty() ? "" : ": " + rec.stderr_text.substr(0, 2000))};
   }
   if (r.ok != 1) return LoadError{K::Refused, bounded(r.message, sizeof r.message)};
+  if (said) *said = bounded(r.message, sizeof r.message);
   return std::nullopt;
 }
 
@@ -327,8 +328,11 @@ std::optional<LoadError> RunnerClient::load(const std::string& artifact, const s
   return load(r);
 }
 
-std::optional<LoadError> RunnerClient::load(const LoadRequest& req) {
+std::optional<LoadError> RunnerClient::load(const LoadRequest& req) { return load(req, nullptr); }
+
+std::optional<LoadError> RunnerClient::load(const LoadRequest& req, std::string* said) {
   using K = LoadError::Kind;
+  if (said) said->clear();
   if (!alive_) return LoadError{K::Died, "runner is not running"};
   protocol::LoadMsg m{};
   protocol::init_header(m, protocol::MsgType::Load);
@@ -339,19 +343,25 @@ std::optional<LoadError> RunnerClient::load(const LoadRequest& req) {
   const auto aten = names::OpName::try_parse_unqualified(req.aten_op);
   copy_cstr(m.aten_name, sizeof m.aten_name, aten ? aten->dispatcher_name() : req.aten_op);
   copy_cstr(m.aten_overload, sizeof m.aten_overload, aten ? aten->overload() : "");
-  m.kind = static_cast<uint32_t>(req.kind == Kind::Nvrtc    ? protocol::ArtifactKind::Cubin
-                                 : req.kind == Kind::Cuda   ? protocol::ArtifactKind::CudaSharedObject
-                                 : req.kind == Kind::Python ? protocol::ArtifactKind::PythonSource
-                                                            : protocol::ArtifactKind::SharedObject);
+  using Model = LoadRequest::Model;
+  m.kind = static_cast<uint32_t>(req.kind == Kind::Nvrtc                                    ? protocol::ArtifactKind::Cubin
+                                 : req.kind == Kind::Cuda                                   ? protocol::ArtifactKind::CudaSharedObject
+                                 : req.kind == Kind::Python && req.model == Model::Problem  ? protocol::ArtifactKind::PythonProblem
+                                 : req.kind == Kind::Python && req.model == Model::Solution ? protocol::ArtifactKind::PythonSolution
+                                 : req.kind == Kind::Python                                 ? protocol::ArtifactKind::PythonSource
+                                                                                            : protocol::ArtifactKind::SharedObject);
+  if (req.model_init.size() >= sizeof m.model_init) return LoadError{K::Refused, "the model's constructor arguments are too long"};
+  m.model_seed = req.model_seed;
+  copy_cstr(m.model_init, sizeof m.model_init, req.model_init);
   m.device = wire_device(req.device);
   // From here on every file the box opens is checked (sandbox.h): for a cpu load from the
   // artifact's own static constructors on; on cuda:0 once the driver's set-up in the Load is done.
   const bool watch_after_load = req.device == Device::Cuda;
   if (!watch_after_load) process_->watch_opens();
-  std::optional<LoadError> error =
-      answered(sock_.get(), timeout_s_, m,
-               {"loading the artifact timed out", "loading timed out", "protocol violation while loading: ", "while loading the artifact"},
-               [this](const std::string& why) { return stop(why); });
+  std::optional<LoadError> error = answered(
+      sock_.get(), timeout_s_, m,
+      {"loading the artifact timed out", "loading timed out", "protocol violation while loading: ", "while loading the artifact"},
+      [this](const std::string& why) { return stop(why); }, said);
   if (watch_after_load && (!error || error->kind == K::Refused)) process_->watch_opens();
   return error;
 }

@@ -24,7 +24,12 @@
 
 namespace kg::loader {
 class RunnerPool;
-}
+struct CallOutcome;
+struct RunnerOptions;
+}  // namespace kg::loader
+namespace kg::sandbox {
+struct Record;
+}  // namespace kg::sandbox
 
 namespace kg::harness {
 
@@ -459,6 +464,31 @@ struct EvalOptions {
 // `staging_root` (created); at most `max_ahead` started ahead in all (0: no bound).
 std::shared_ptr<loader::RunnerPool> make_runner_pool(const EvalOptions& options, const policy::Policy& policy,
                                                      const std::string& staging_root, size_t ready, size_t max_ahead = 0);
+
+// kernelgate's version, as results.json gives it.
+const char* version();
+// The sandboxed runner a judged call runs in, as `evaluate` starts it: kg-runner (options or the
+// default), the run profile of options.device, the policy's limits; `artifact`'s folder bound
+// read-only ("" binds none: a runner with RunnerOptions::staging_root set, or the aten op itself).
+loader::RunnerOptions runner_options(const EvalOptions& options, const policy::Policy& policy, const std::string& artifact);
+
+// B5: of the elements where `cand` differs from `ref`, the fraction that hold kg-runner's
+// allocation poison (c10's junk fill, 0x7fedbeef words, at any byte phase): memory the call
+// allocated and never wrote. -1 when the shapes do not line up or nothing differs.
+double poison_fraction(const std::vector<c10::IValue>& cand, const std::vector<c10::IValue>& ref);
+
+// ---- evidence --------------------------------------------------------------------------------
+// Records a violation of `rule` in `result`; one of each rule per op is evidence enough.
+void violation(OpResult& result, policy::Rule rule, const std::string& evidence);
+// A sandbox_violation when the runner's record says a syscall was denied.
+void sandbox_violation(OpResult& result, const sandbox::Record& record);
+// What the runner saw around one call, as violations (the runner reports; the policy's tables
+// decide): PyTorch compute operators the kernel dispatched (fallback_to_torch; `op` is the judged
+// overload, whose own operator is never allowed), the observations of policy::observation_rules()
+// (`returns_only_views`: a view op, which needs no device work), files the sandbox refused.
+// `sample` starts each evidence line.
+void record_runner_evidence(OpResult& result, const loader::CallOutcome& out, const std::string& op, bool returns_only_views,
+                            const std::string& sample);
 
 struct Report {
   std::string version;

@@ -201,6 +201,13 @@ struct LoadRequest {
   std::string aten_op;        // "relu.default"
   Kind kind = Kind::Cpu;
   Device device = Device::Cpu;  // the runner sets the device up before its filter tightens
+  // Kind::Python only: a KernelBench problem file (Model, get_inputs, get_init_inputs: the
+  // reference) or solution file (ModelNew), registered as `registered_op` with the schema
+  // protocol::kModelSchemaArguments instead of an aten overload's; both models are built under
+  // model_seed, the solution with model_init (the problem's load says it).
+  enum class Model { None, Problem, Solution } model = Model::None;
+  uint64_t model_seed = 0;
+  std::string model_init;
 };
 LoadRequest load_request(const OpFolder& op, const BuildResult& built, Device device);
 
@@ -314,6 +321,9 @@ class RunnerClient {
   // An empty `artifact` makes the runner call the aten overload `aten_op` ("relu.default") itself.
   std::optional<LoadError> load(const std::string& artifact, const std::string& registered_op, const std::string& aten_op);
   std::optional<LoadError> load(const LoadRequest& request);
+  // The same; on success `said` gets what the runner's reply carries (a problem's constructor
+  // arguments, LoadRequest::model_init for its solution), else "".
+  std::optional<LoadError> load(const LoadRequest& request, std::string* said);
   // A runner started with RunnerOptions::staging_root: copies the artifact (and the nvrtc kind's
   // launch table beside it) into the runner's own read-only folder and returns the path to load
   // (the same inside the box); "" stays "" (the aten overload itself). Throws when the runner has

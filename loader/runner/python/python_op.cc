@@ -6,18 +6,14 @@
 #include <torch/csrc/python_headers.h>
 
 #include "convert.h"
+#include "dispatch_state.h"
 #include "interpreter.h"
-#include "kernelgate/unique_fd.h"
+#include "module.h"
+#include "plugin_calls.h"
 #include "py_ref.h"
-#include "python_plugin.h"
 
-#include <ATen/ThreadLocalState.h>
 #include <ATen/core/dispatch/Dispatcher.h>
-#include <c10/core/impl/TorchDispatchModeTLS.h>
 #include <torch/library.h>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <memory>
@@ -27,23 +23,6 @@
 
 namespace kg::runner::python {
 namespace {
-
-constexpr size_t kMaxSourceBytes = 4u << 20;
-constexpr size_t kTracebackBytes = 3000;
-
-// The source, read whole from the file the runner was given (it is the artifact: a copy kernelgate
-// made of the submission's file, in the runner's read-only staging folder).
-std::string read_source(const std::string& path) {
-  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-  if (!fd) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
-  std::string out;
-  char buf[65536];
-  ssize_t n;
-  while ((n = ::read(fd.get(), buf, sizeof buf)) > 0 && out.size() <= kMaxSourceBytes) out.append(buf, static_cast<size_t>(n));
-  if (n < 0) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
-  if (out.size() > kMaxSourceBytes) throw std::runtime_error(path + ": over " + std::to_string(kMaxSourceBytes >> 20) + " MiB");
-  return out;
-}
 
 // The op's arguments as the kernel is called: BackendBench calls a kernel the way the aten op is
 // called, so positional arguments go by position and keyword-only ones by name, the latter only
@@ -57,26 +36,6 @@ bool is_default(const c10::Argument& a, const c10::IValue& v) {
   if (d.isString() && v.isString()) return d.toStringRef() == v.toStringRef();
   return false;
 }
-
-// The calling thread's dispatch state (dispatch-key guards, torch dispatch modes, RecordFunction's
-// switch, grad mode) as it was before the kernel ran, put back when the call ends however it ends:
-// a Python kernel can leave none of it changed for the runner's own operators after it returns
-// (a TorchDispatchMode left on would run Python inside the runner's copies and checks).
-class DispatchStateKept {
- public:
-  DispatchStateKept() : modes_(c10::impl::TorchDispatchModeTLS::stack_len()) {}
-  ~DispatchStateKept() { at::ThreadLocalState::setThreadLocalState(saved_); }
-  DispatchStateKept(const DispatchStateKept&) = delete;
-  DispatchStateKept& operator=(const DispatchStateKept&) = delete;
-  // Whether the kernel left a torch dispatch mode on that was not on before (the mode stack is
-  // where `TorchDispatchMode.__enter__` puts one, in libtorch 1.13 and 2.x alike; any other change
-  // is undone without a word).
-  bool mode_left_on() const { return c10::impl::TorchDispatchModeTLS::stack_len() != modes_; }
-
- private:
-  const at::ThreadLocalState saved_;
-  const int64_t modes_;
-};
 
 class PythonKernel final : public c10::OperatorKernel {
  public:
@@ -139,44 +98,12 @@ class PythonKernel final : public c10::OperatorKernel {
   std::string entry_;
 };
 
-// What the plugin registered: the dispatcher keeps the kernels while these live.
-// Never destroyed: at exit the interpreter may no longer take the references back.
-std::vector<std::unique_ptr<torch::Library>>& libraries() {
-  static auto* l = new std::vector<std::unique_ptr<torch::Library>>();
-  return *l;
-}
-
-// The module name and file name tracebacks show: the op folder's file, never the box's paths.
-std::string shown_name(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // Executes the source in a fresh module and returns the first entry function it defines.
 // Throws std::runtime_error with the traceback. The GIL must be held.
 PyRef load_entry(const std::string& source, const std::string& file, const std::vector<std::string>& entries, std::string* found) {
-  PyRef code = PyRef::steal(Py_CompileStringExFlags(source.c_str(), file.c_str(), Py_file_input, nullptr, -1));
-  if (!code) throw std::runtime_error("the python source does not compile:\n" + take_exception(kTracebackBytes));
-  // Tracebacks quote the source from linecache, filled here so that Python never looks for the file.
-  PyRef linecache = PyRef::steal(PyImport_ImportModule("linecache"));
-  PyRef cache = linecache ? PyRef::steal(PyObject_GetAttrString(linecache.get(), "cache")) : PyRef();
-  PyRef text = PyRef::steal(PyUnicode_FromStringAndSize(source.data(), static_cast<Py_ssize_t>(source.size())));
-  PyRef lines = text ? PyRef::steal(PyObject_CallMethod(text.get(), "splitlines", "O", Py_True)) : PyRef();
-  if (cache && lines) {
-    PyRef entry = PyRef::steal(Py_BuildValue("(nOOs)", static_cast<Py_ssize_t>(source.size()), Py_None, lines.get(), file.c_str()));
-    if (entry) PyDict_SetItemString(cache.get(), file.c_str(), entry.get());
-  }
-  PyErr_Clear();
-  PyRef module = PyRef::steal(PyModule_New("kg_submission"));
-  if (!module) throw std::runtime_error("cannot create the submission's module:\n" + take_exception(kTracebackBytes));
-  PyObject* globals = PyModule_GetDict(module.get());
-  PyDict_SetItemString(globals, "__builtins__", PyEval_GetBuiltins());
-  PyRef name = PyRef::steal(PyUnicode_FromString(file.c_str()));
-  if (name) PyDict_SetItemString(globals, "__file__", name.get());
-  PyRef done = PyRef::steal(PyEval_EvalCode(code.get(), globals, globals));
-  if (!done) throw std::runtime_error("the python source raised while it was imported:\n" + take_exception(kTracebackBytes));
+  PyRef globals = execute_module(source, file, "kg_submission");
   for (const std::string& e : entries) {
-    PyObject* fn = PyDict_GetItemString(globals, e.c_str());  // borrowed
+    PyObject* fn = PyDict_GetItemString(globals.get(), e.c_str());  // borrowed
     if (!fn) continue;
     if (!PyCallable_Check(fn)) throw std::runtime_error(file + ": " + e + " is a " + Py_TYPE(fn)->tp_name + ", not a function");
     *found = e;
@@ -202,21 +129,7 @@ void register_op(PyRef fn, const std::string& entry, const std::string& register
   libraries().push_back(std::move(lib));
 }
 
-void copy_error(const std::string& e, char* error, size_t size) {
-  if (!size) return;
-  const std::string s = sanitise(e, size - 1);
-  std::memcpy(error, s.data(), s.size());
-  error[s.size()] = 0;
-}
-
-int plugin_start(char* error, size_t size) {
-  try {
-    const std::string e = start_interpreter();
-    if (e.empty()) return 0;
-    copy_error(e, error, size);
-  } catch (const std::exception& e) { copy_error(e.what(), error, size); }
-  return 1;
-}
+}  // namespace
 
 int plugin_load(const char* source_path, const char* registered, const char* aten_name, const char* aten_overload,
                 const char* const* entries, size_t n_entries, char* error, size_t size) {
@@ -238,9 +151,4 @@ int plugin_load(const char* source_path, const char* registered, const char* ate
   return 1;
 }
 
-const KgPythonPlugin kPlugin = {kKgPythonPluginVersion, plugin_start, plugin_load};
-
-}  // namespace
 }  // namespace kg::runner::python
-
-extern "C" __attribute__((visibility("default"))) const KgPythonPlugin* kg_python_plugin() { return &kg::runner::python::kPlugin; }

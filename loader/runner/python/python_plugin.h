@@ -19,11 +19,18 @@ struct KgPythonPlugin {
   // else why not in `error` (a Python exception's traceback, truncated and sanitised).
   int (*load)(const char* source_path, const char* registered, const char* aten_name, const char* aten_overload, const char* const* entries,
               size_t n_entries, char* error, size_t error_size);
+  // After it tightened: a KernelBench file. `solution` 0: a problem file (Model, get_inputs,
+  // get_init_inputs): get_init_inputs() and Model(*them) under `seed`, the arguments written to
+  // `init_out` as a Python literal. `solution` 1: ModelNew(*init) under `seed`, `init` being that
+  // literal. Either is registered as the op `registered` with protocol::kModelSchemaArguments.
+  // 0 on success, else why not in `error`.
+  int (*load_model)(const char* source_path, const char* registered, int solution, unsigned long long seed, const char* init,
+                    char* init_out, size_t init_out_size, char* error, size_t error_size);
 };
 
 // Exported by the plugin.
 const KgPythonPlugin* kg_python_plugin();
 }
 
-inline constexpr unsigned kKgPythonPluginVersion = 1;
+inline constexpr unsigned kKgPythonPluginVersion = 2;
 inline constexpr const char* kKgPythonPluginFile = "libkg_runner_python.so";

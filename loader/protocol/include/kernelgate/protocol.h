@@ -22,7 +22,9 @@ constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 // 5: kCallSecondSetInPlace.
 // 6: Prepare (a runner started ahead sets its device up before it is given an artifact).
 // 7: ArtifactKind::PythonSource.
-constexpr uint32_t kVersion = 7;
+// 8: ArtifactKind::PythonProblem and PythonSolution (KernelBench's Model and ModelNew), LoadMsg
+//    model_seed and model_init, a problem's LoadResult message on success.
+constexpr uint32_t kVersion = 8;
 constexpr int kRunnerFd = 3;
 
 enum class MsgType : uint32_t {
@@ -45,7 +47,27 @@ enum class CallStatus : uint32_t {
 
 // PythonSource: a .py file the runner executes with its embedded interpreter (loader/runner/python/),
 // its entry function registered as op_name with the aten overload's schema.
-enum class ArtifactKind : uint32_t { SharedObject = 0, CudaSharedObject = 1, Cubin = 2, PythonSource = 3 };
+// PythonProblem: a KernelBench problem file (the reference: Model, get_inputs, get_init_inputs);
+// PythonSolution: a solution file (ModelNew). Both are registered as one op of kModelSchema.
+enum class ArtifactKind : uint32_t {
+  SharedObject = 0,
+  CudaSharedObject = 1,
+  Cubin = 2,
+  PythonSource = 3,
+  PythonProblem = 4,
+  PythonSolution = 5
+};
+inline constexpr uint32_t kMaxArtifactKind = 5;
+
+// The op a problem or solution file is registered as: `action` says what a call does
+// (ModelAction), `seed` seeds get_inputs(), `inputs` are the model's inputs or its state.
+inline constexpr const char* kModelSchemaArguments = "(int action, int seed, Tensor[] inputs) -> Tensor[]";
+enum class ModelAction : int64_t {
+  Inputs = 0,   // problem: torch.manual_seed(seed), then get_inputs() (tensors only)
+  Forward = 1,  // both: model(*inputs), under no_grad; its tensor or tuple of tensors as a list
+  State = 2,    // problem: the state_dict's tensors in order; solution: those copied into its own
+                // state_dict when every count, shape and dtype agrees (returns [1]), else nothing (returns [0])
+};
 enum class DeviceKind : uint32_t { Cpu = 0, Cuda0 = 1 };
 
 // What the runner saw around the calls (evidence; the supervisor decides what it means).
@@ -103,6 +125,10 @@ struct LoadMsg {
   char aten_overload[128];
   uint32_t kind;    // ArtifactKind
   uint32_t device;  // DeviceKind: set up before the filter tightens
+  // PythonProblem and PythonSolution: the seed both models are constructed under, and for a
+  // solution the constructor's arguments as the problem's LoadResult gave them (a Python literal).
+  uint64_t model_seed;
+  char model_init[2048];
 };
 
 // A runner started ahead of its work (a pool's) does what Load does before the artifact: the
@@ -118,7 +144,7 @@ struct LoadResultMsg {
   MsgHeader h;
   uint32_t ok;
   uint32_t reserved;
-  char message[4096];
+  char message[4096];  // why not; on success a PythonProblem's constructor arguments (LoadMsg::model_init)
 };
 
 struct CallMsg {

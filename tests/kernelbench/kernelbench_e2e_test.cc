@@ -1,0 +1,188 @@
+// KernelBenchE2E.*: `kernelgate eval --problem` through the real binary on pairs whose fault is
+// the problem's or the solution's, and on the parameters both models start from.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kReluProblem = R"(# relu
+import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+def get_inputs():
+    return [torch.randn(8, 16)]
+def get_init_inputs():
+    return []
+)";
+
+const char* kReluSolution = R"(# relu in numpy
+import numpy as np
+import torch
+import torch.nn as nn
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return torch.from_numpy(np.maximum(np.ascontiguousarray(x.detach().numpy()), np.float32(0)))
+)";
+
+struct EvalRun {
+  int exit_code = -1;
+  std::string log;
+  nlohmann::json op;  // the one op of results.json
+};
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class KernelBenchE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!KG_TEST_PYTHON_KIND) GTEST_SKIP() << "kernelgate was built without its python plugin";
+    dir_ = fs::path(KG_TEST_OUT) / ("e2e-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  EvalRun eval(const std::string& problem, const std::string& solution, const std::string& extra = "") {
+    std::ofstream(dir_ / "problem.py") << problem;
+    std::ofstream(dir_ / "solution.py") << solution;
+    return eval_args("--problem '" + (dir_ / "problem.py").string() + "' '" + (dir_ / "solution.py").string() + "' " + extra);
+  }
+  EvalRun eval_args(const std::string& args) {
+    const fs::path out = dir_ / "out";
+    const std::string cmd = "'" KG_BINARY "' eval " + args + " --seed 3 --no-timing --out '" + out.string() + "' > '" +
+                            (dir_ / "log").string() + "' 2>&1";
+    const int status = std::system(cmd.c_str());
+    EvalRun r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.log = read(dir_ / "log");
+    try {
+      const auto results = nlohmann::json::parse(read(out / "results.json"));
+      if (results["ops"].size() == 1) r.op = results["ops"][0];
+    } catch (const std::exception&) {}
+    return r;
+  }
+  fs::path dir_;
+};
+
+TEST_F(KernelBenchE2E, AnHonestPairPassesEveryFamily) {
+  const EvalRun r = eval(kReluProblem, kReluSolution);
+  EXPECT_EQ(r.exit_code, 0) << r.log;
+  EXPECT_EQ(r.op.value("verdict", ""), "pass") << r.op.dump(1);
+  EXPECT_EQ(r.op.value("suite", ""), "kernelbench");
+  EXPECT_EQ(r.op["tests"].value("total", 0), 5) << "three draws, non-contiguous copies, special values";
+}
+
+TEST_F(KernelBenchE2E, AProblemWithoutModelIsTheProblemsFault) {
+  std::string problem = kReluProblem;
+  problem.replace(problem.find("class Model"), 11, "class Modle");
+  const EvalRun r = eval(problem, kReluSolution);
+  EXPECT_EQ(r.exit_code, 1) << r.log;
+  EXPECT_EQ(r.op.value("verdict", ""), "error") << r.op.dump(1);
+  const std::string error = r.op.value("error", "");
+  EXPECT_EQ(error.rfind("the problem's fault", 0), 0u) << error;
+  EXPECT_NE(error.find("defines no Model"), std::string::npos) << error;
+}
+
+TEST_F(KernelBenchE2E, NonLiteralConstructorArgumentsAreTheProblemsFault) {
+  std::string problem = kReluProblem;
+  problem.replace(problem.find("return []"), 9, "return [object()]");
+  const EvalRun r = eval(problem, kReluSolution);
+  EXPECT_EQ(r.op.value("verdict", ""), "error") << r.op.dump(1);
+  EXPECT_NE(r.op.value("error", "").find("get_init_inputs() returned something other than Python literals"), std::string::npos)
+      << r.op.dump(1);
+}
+
+TEST_F(KernelBenchE2E, NonTensorInputsAreTheProblemsFault) {
+  std::string problem = kReluProblem;
+  problem.replace(problem.find("return [torch.randn(8, 16)]"), 27, "return [torch.randn(8, 16), 3]");
+  const EvalRun r = eval(problem, kReluSolution);
+  EXPECT_EQ(r.op.value("verdict", ""), "error") << r.op.dump(1);
+  EXPECT_NE(r.op.value("error", "").find("kernelgate judges tensors only"), std::string::npos) << r.op.dump(1);
+}
+
+TEST_F(KernelBenchE2E, ASolutionWithoutModelNewFailsWithTheReason) {
+  std::string solution = kReluSolution;
+  solution.replace(solution.find("class ModelNew"), 14, "class ModelOld");
+  const EvalRun r = eval(kReluProblem, solution);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.op.value("verdict", ""), "fail") << r.op.dump(1);
+  ASSERT_FALSE(r.op["failures"].empty()) << r.op.dump(1);
+  EXPECT_EQ(r.op["failures"][0].value("category", ""), "runtime_error");
+  EXPECT_NE(r.op["failures"][0].dump().find("defines no ModelNew"), std::string::npos) << r.op.dump(1);
+  EXPECT_TRUE(r.op["violations"].empty());
+}
+
+TEST_F(KernelBenchE2E, ASolutionThatDoesNotCompileIsACompileError) {
+  const EvalRun r = eval(kReluProblem, std::string(kReluSolution) + "def broken(:\n");
+  EXPECT_EQ(r.op.value("verdict", ""), "fail") << r.op.dump(1);
+  ASSERT_FALSE(r.op["failures"].empty());
+  EXPECT_EQ(r.op["failures"][0].value("category", ""), "compile_error") << r.op.dump(1);
+  EXPECT_NE(r.op["failures"][0].dump().find("SyntaxError"), std::string::npos) << r.op.dump(1);
+}
+
+// ModelNew draws its parameters in another order (a throwaway randn first): under the same seed
+// alone its weights would differ; the reference's state copied over them makes it pass.
+TEST_F(KernelBenchE2E, BothModelsStartFromTheReferencesParameters) {
+  const char* problem = R"(# linear
+import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def __init__(self, n, m):
+        super().__init__()
+        self.fc = nn.Linear(n, m)
+    def forward(self, x):
+        return self.fc(x)
+def get_inputs():
+    return [torch.randn(4, 16)]
+def get_init_inputs():
+    return [16, 8]
+)";
+  const char* solution = R"(# linear in numpy, its parameters drawn after a throwaway draw
+import numpy as np
+import torch
+import torch.nn as nn
+class ModelNew(nn.Module):
+    def __init__(self, n, m):
+        super().__init__()
+        torch.randn(100)
+        self.fc = nn.Linear(n, m)
+    def forward(self, x):
+        w = self.fc.weight.detach().numpy().astype(np.float64)
+        b = self.fc.bias.detach().numpy().astype(np.float64)
+        y = np.ascontiguousarray(x.detach().numpy()).astype(np.float64) @ w.T + b
+        return torch.from_numpy(y.astype(np.float32))
+)";
+  const EvalRun r = eval(problem, solution);
+  EXPECT_EQ(r.op.value("verdict", ""), "pass") << r.op.dump(1) << r.log;
+  EXPECT_NE(r.op.dump().find("set to Model's (2 tensors)"), std::string::npos) << r.op.dump(1);
+}
+
+TEST_F(KernelBenchE2E, ProblemNeedsTwoPathsAndNothingBeside) {
+  std::ofstream(dir_ / "p.py") << kReluProblem;
+  EvalRun r = eval_args("--problem '" + (dir_ / "p.py").string() + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.log;
+  EXPECT_NE(r.log.find("--problem needs two paths"), std::string::npos) << r.log;
+  r = eval_args("some_dir --problem '" + (dir_ / "p.py").string() + "' '" + (dir_ / "p.py").string() + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.log;
+  EXPECT_NE(r.log.find("takes no submission directory"), std::string::npos) << r.log;
+  r = eval_args("--problem '" + (dir_ / "p.py").string() + "' '" + (dir_ / "absent.py").string() + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.log;
+  EXPECT_NE(r.log.find("absent.py"), std::string::npos) << r.log;
+}
+
+}  // namespace
