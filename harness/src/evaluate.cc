@@ -8,6 +8,7 @@
 
 #include "kernelgate/harness.h"
 #include "kernelgate/loader.h"
+#include "kernelgate/protocol.h"
 #include "kernelgate/rules.h"
 #include "kernelgate/runner_pool.h"
 #include "kernelgate/wire.h"
@@ -258,9 +259,19 @@ bool runnable_here(OpState& op) {
 // False (recorded) when it does not start or load.
 bool start_runner(OpState& op) {
   if (auto err = op.run.start(&op.runner, op.request)) {
+    if (op.folder.kind == loader::Kind::Python && err->message.find(protocol::kCppExtensionRefused) != std::string::npos) {
+      op.result.error =
+          "kernelgate cannot judge this kernel yet: it builds with torch.utils.cpp_extension (load_inline), which "
+          "kernelgate does not build for a python source yet (docs/kernelbench.md, \"Not yet\"):\n" +
+          err->message;
+      return false;
+    }
     if (err->kind == loader::LoadError::Kind::ProtocolViolation) violation(op.result, policy::Rule::ProtocolViolation, err->message);
     Failure f;
-    f.category = policy::Category::RuntimeError;
+    // A python source that does not compile is found only when the runner's interpreter loads it.
+    const bool syntax = op.folder.kind == loader::Kind::Python && err->kind == loader::LoadError::Kind::Refused &&
+                        err->message.rfind(protocol::kPythonDoesNotCompile, 0) == 0;
+    f.category = syntax ? policy::Category::CompileError : policy::Category::RuntimeError;
     f.message = "loading the artifact failed: " + err->message;
     op.result.failures.push_back(f);
     return false;

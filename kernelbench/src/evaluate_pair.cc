@@ -237,12 +237,19 @@ class PairJudge {
   }
 
   void fail_to_load(const loader::LoadError& e) {
+    if (e.message.find(protocol::kCppExtensionRefused) != std::string::npos) {
+      r_.error =
+          "kernelgate cannot judge this solution yet: it builds its kernels with torch.utils.cpp_extension (load_inline), "
+          "which kernelgate does not build for KernelBench solutions yet (docs/kernelbench.md, \"Not yet\"):\n" +
+          e.message;
+      return;
+    }
     Failure f;
     f.sample = "ModelNew(*get_init_inputs())";
     f.label = "loading the solution";
     f.family = "normal";
     f.message = e.message;
-    const bool syntax = e.message.rfind("the python source does not compile", 0) == 0;
+    const bool syntax = e.message.rfind(protocol::kPythonDoesNotCompile, 0) == 0;
     f.category = e.kind == loader::LoadError::Kind::TimedOut ? Category::Timeout
                  : e.kind == loader::LoadError::Kind::Died   ? Category::Crash
                  : syntax                                    ? Category::CompileError
@@ -304,8 +311,8 @@ class PairJudge {
       r_.failures.push_back(std::move(f));
       wrong = true;
     }
-    const auto after = out.args_after.size() == 3 && out.args_after[2].isTensorList() ? out.args_after[2].toTensorVector()
-                                                                                      : std::vector<at::Tensor>{};
+    const auto after =
+        out.args_after.size() == 3 && out.args_after[2].isTensorList() ? out.args_after[2].toTensorVector() : std::vector<at::Tensor>{};
     for (size_t k = 0; k < after.size() && k < s.inputs.size(); ++k) {
       const auto m = harness::compare_exact(c10::IValue(s.inputs[k]), c10::IValue(after[k]), "input " + std::to_string(k));
       if (!m) continue;
@@ -326,7 +333,8 @@ class PairJudge {
     for (size_t b = 1; b < outputs.size(); ++b) {
       if (!outputs[b] || right[b]) continue;
       for (size_t a = 0; a < b; ++a) {
-        if (!outputs[a] || !right[a] || outputs[a]->size() != outputs[b]->size() || samples_[a].reference.size() != samples_[b].reference.size())
+        if (!outputs[a] || !right[a] || outputs[a]->size() != outputs[b]->size() ||
+            samples_[a].reference.size() != samples_[b].reference.size())
           continue;
         bool same = true, reference_same = true;
         for (size_t j = 0; j < outputs[b]->size(); ++j) {

@@ -46,12 +46,12 @@ std::string problem_number(const std::string& file, bool solution) {
 
 }  // namespace
 
-std::vector<Pair> pairs(const std::string& problem, const std::string& solution, std::vector<std::pair<std::string, std::string>>* left_out) {
+std::vector<Pair> pairs(const std::string& problem, const std::string& solution,
+                        std::vector<std::pair<std::string, std::string>>* left_out) {
   const fs::path p = existing(problem, "--problem"), s = existing(solution, "the solution");
   std::error_code ec;
   const bool p_dir = fs::is_directory(p, ec), s_dir = fs::is_directory(s, ec);
-  if (p_dir != s_dir)
-    throw std::runtime_error("--problem " + problem + " and " + solution + ": two files or two folders, not one of each");
+  if (p_dir != s_dir) throw std::runtime_error("--problem " + problem + " and " + solution + ": two files or two folders, not one of each");
   if (!p_dir) {
     want_python_file(p, "--problem");
     want_python_file(s, "the solution");

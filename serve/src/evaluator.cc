@@ -6,6 +6,7 @@
 #include "reward.h"
 
 #include "kernelgate/harness.h"
+#include "kernelgate/kernelbench.h"
 #include "kernelgate/remove_tree.h"
 #include "kernelgate/runner_pool.h"
 
@@ -70,7 +71,18 @@ class EngineEvaluator : public Evaluator {
     EvalOutcome out;
     harness::Report report;
     try {
-      report = harness::evaluate(eo, policy);
+      if (!task.request.kernelbench.empty()) {
+        // A KernelBench pair, judged on the CPU (docs/kernelbench.md) whatever the service's device.
+        const fs::path dir = task.submission_dir;
+        eo.device = names::Device::Cpu;
+        eo.suite = kg::kernelbench::kSuite;
+        eo.runner_pool.reset();
+        report = kernelbench::evaluate({kernelbench::Pair{task.request.kernelbench, (dir / "problem.py").string(),
+                                                          (dir / "solution.py").string()}},
+                                       eo, policy);
+      } else {
+        report = harness::evaluate(eo, policy);
+      }
     } catch (const std::exception& e) {
       out.error = e.what();
       return out;

@@ -66,7 +66,8 @@ bool valid_name(const std::string& s) {
   return true;
 }
 
-const std::vector<std::string> kKnownKeys = {"task_id", "files", "source", "op", "kind", "suite", "ops", "policy", "timing", "priority"};
+const std::vector<std::string> kKnownKeys = {"task_id", "files",  "source",   "op",      "kind",     "suite", "ops",
+                                             "policy",  "timing", "priority", "problem", "solution", "name"};
 
 }  // namespace
 
@@ -121,12 +122,35 @@ std::string new_task_id() {
   return id;
 }
 
+// A KernelBench pair: `problem` and `solution` (the two files' text) and `name` (the problem's
+// name, "problem" when absent), written as problem.py and solution.py.
+void parse_kernelbench(const json& body, const RequestLimits& limits, const std::string& where, TaskRequest* t) {
+  for (const char* key : {"problem", "solution"}) {
+    if (!body.contains(key) || body[key].is_null())
+      throw RequestError(400, where_field(where, key), "is missing: a KernelBench task gives problem and solution (each file's text)");
+    if (!body[key].is_string()) throw RequestError(400, where_field(where, key), "must be the file's text (a string)");
+    const std::string& text = body[key].get_ref<const std::string&>();
+    if (text.size() > limits.max_file_bytes)
+      throw RequestError(413, where_field(where, key),
+                         "is " + std::to_string(text.size()) + " bytes; at most " + std::to_string(limits.max_file_bytes));
+    if (text.find('\0') != std::string::npos) throw RequestError(400, where_field(where, key), "holds a NUL byte");
+    t->files[std::string(key) + ".py"] = text;
+  }
+  for (const char* key : {"op", "kind", "ops", "suite"})
+    if (body.contains(key)) throw RequestError(400, where_field(where, key), "does not go with problem and solution (a KernelBench pair)");
+  t->kernelbench = string_field(body, "name", where, 64);
+  if (t->kernelbench.empty()) t->kernelbench = "problem";
+  if (!valid_name(t->kernelbench))
+    throw RequestError(400, where_field(where, "name"), "must be a problem's name like \"19_ReLU\" (letters, digits, _ and -)");
+}
+
 TaskRequest parse_request(const json& body, const RequestLimits& limits, const std::string& where) {
   if (!body.is_object()) throw RequestError(400, where.empty() ? "body" : where.substr(0, where.size() - 1), "must be a JSON object");
   for (const auto& [key, value] : body.items())
     if (std::find(kKnownKeys.begin(), kKnownKeys.end(), key) == kKnownKeys.end())
       throw RequestError(400, where_field(where, key),
-                         "is not a field of a task (known: task_id, files, source, op, kind, suite, ops, policy, timing, priority)");
+                         "is not a field of a task (known: task_id, files, source, op, kind, suite, ops, policy, timing, priority, "
+                         "problem, solution, name)");
   TaskRequest t;
   t.task_id = string_field(body, "task_id", where);
   if (!t.task_id.empty() && !valid_task_id(t.task_id))
@@ -134,7 +158,12 @@ TaskRequest parse_request(const json& body, const RequestLimits& limits, const s
 
   const bool has_files = body.contains("files") && !body["files"].is_null();
   const bool has_source = body.contains("source") && !body["source"].is_null();
-  if (has_files == has_source)
+  const bool has_problem = body.contains("problem") || body.contains("solution");
+  if (has_problem) {
+    if (has_files || has_source)
+      throw RequestError(400, where + (has_files ? "files" : "source"), "give files, source or problem with solution, one of them");
+    parse_kernelbench(body, limits, where, &t);
+  } else if (has_files == has_source)
     throw RequestError(400, where + (has_files ? "source" : "files"),
                        has_files ? "give either files or source, not both" : "is missing: give files (path -> content) or source with op");
   if (has_files) {
@@ -156,7 +185,7 @@ TaskRequest parse_request(const json& body, const RequestLimits& limits, const s
     }
     for (const char* key : {"op", "kind"})
       if (body.contains(key)) throw RequestError(400, where_field(where, key), "goes with source, not with files");
-  } else {
+  } else if (has_source) {
     if (!body["source"].is_string()) throw RequestError(400, where_field(where, "source"), "must be the kernel's source text (a string)");
     const std::string source = body["source"].get<std::string>();
     if (source.size() > limits.max_file_bytes)
@@ -180,6 +209,7 @@ TaskRequest parse_request(const json& body, const RequestLimits& limits, const s
     t.ops = {op};
   }
 
+  if (!has_problem && body.contains("name")) throw RequestError(400, where_field(where, "name"), "goes with problem and solution");
   t.suite = string_field(body, "suite", where, 64);
   if (!t.suite.empty() && !valid_name(t.suite)) throw RequestError(400, where_field(where, "suite"), "must be a suite name like \"smoke\"");
   t.policy = string_field(body, "policy", where, 64);
@@ -208,15 +238,21 @@ TaskRequest parse_request(const json& body, const RequestLimits& limits, const s
   }
   json decided = {
       {"files", t.files}, {"suite", t.suite}, {"ops", t.ops}, {"policy", t.policy}, {"timing", t.timing ? json(*t.timing) : json()}};
+  if (!t.kernelbench.empty()) decided["kernelbench"] = t.kernelbench;  // absent otherwise: earlier hashes stand
   t.content_hash = digest::sha256_hex(decided.dump());
   return t;
 }
 
 json TaskRequest::to_json() const {
-  return {{"task_id", task_id},   {"files", files},
-          {"suite", suite},       {"ops", ops},
-          {"policy", policy},     {"timing", timing ? json(*timing) : json()},
-          {"priority", priority}, {"content_hash", content_hash}};
+  return {{"task_id", task_id},
+          {"files", files},
+          {"suite", suite},
+          {"ops", ops},
+          {"policy", policy},
+          {"timing", timing ? json(*timing) : json()},
+          {"priority", priority},
+          {"content_hash", content_hash},
+          {"kernelbench", kernelbench}};
 }
 
 TaskRequest TaskRequest::from_stored(const json& j) {
@@ -229,6 +265,7 @@ TaskRequest TaskRequest::from_stored(const json& j) {
   if (j.contains("timing") && j["timing"].is_boolean()) t.timing = j["timing"].get<bool>();
   t.priority = j.value("priority", 0);
   t.content_hash = j.value("content_hash", "");
+  t.kernelbench = j.value("kernelbench", "");
   return t;
 }
 

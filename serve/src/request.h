@@ -35,7 +35,10 @@ struct RequestLimits {
 struct TaskRequest {
   std::string task_id;                       // empty: the service picks one
   std::map<std::string, std::string> files;  // path in the submission folder -> content
-  std::string suite;                         // empty: the service's default
+  // A KernelBench pair (docs/kernelbench.md): its name, the pair being files problem.py and
+  // solution.py; empty for a submission folder.
+  std::string kernelbench;
+  std::string suite;  // empty: the service's default
   std::vector<std::string> ops;
   std::string policy;  // empty: the service's default
   std::optional<bool> timing;

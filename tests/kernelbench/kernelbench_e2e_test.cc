@@ -64,8 +64,8 @@ class KernelBenchE2E : public ::testing::Test {
   }
   EvalRun eval_args(const std::string& args) {
     const fs::path out = dir_ / "out";
-    const std::string cmd = "'" KG_BINARY "' eval " + args + " --seed 3 --no-timing --out '" + out.string() + "' > '" +
-                            (dir_ / "log").string() + "' 2>&1";
+    const std::string cmd =
+        "'" KG_BINARY "' eval " + args + " --seed 3 --no-timing --out '" + out.string() + "' > '" + (dir_ / "log").string() + "' 2>&1";
     const int status = std::system(cmd.c_str());
     EvalRun r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -133,6 +133,25 @@ TEST_F(KernelBenchE2E, ASolutionThatDoesNotCompileIsACompileError) {
   ASSERT_FALSE(r.op["failures"].empty());
   EXPECT_EQ(r.op["failures"][0].value("category", ""), "compile_error") << r.op.dump(1);
   EXPECT_NE(r.op["failures"][0].dump().find("SyntaxError"), std::string::npos) << r.op.dump(1);
+}
+
+// load_inline is kernelgate's limit for now: the pair's error says so, the solution never fails for it.
+TEST_F(KernelBenchE2E, LoadInlineIsKernelgatesLimitNotTheSolutionsFailure) {
+  const char* solution = R"(# relu through load_inline (cpp_sources only), as KernelBench's solutions are written
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+cpp = "torch::Tensor relu(torch::Tensor x) { return x.clamp_min(0); }"
+ext = load_inline(name="relu_ext", cpp_sources=cpp, functions=["relu"])
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return ext.relu(x)
+)";
+  const EvalRun r = eval(kReluProblem, solution);
+  EXPECT_EQ(r.exit_code, 1) << r.log;
+  EXPECT_EQ(r.op.value("verdict", ""), "error") << r.op.dump(1);
+  EXPECT_NE(r.op.value("error", "").find("kernelgate cannot judge this solution yet"), std::string::npos) << r.op.dump(1);
+  EXPECT_TRUE(r.op["failures"].empty()) << r.op.dump(1);
 }
 
 // ModelNew draws its parameters in another order (a throwaway randn first): under the same seed

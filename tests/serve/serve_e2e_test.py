@@ -33,6 +33,11 @@ HANG = GOOD.replace("at::Tensor out = at::empty", "volatile int spin = 0;\n  whi
 CRASH = GOOD.replace("at::Tensor out = at::empty", "*reinterpret_cast<volatile int*>(8) = 1;\n  at::Tensor out = at::empty")
 assert WRONG != GOOD and TRIVIAL != GOOD and HANG != GOOD and CRASH != GOOD and SOFTMAX_HANG != SOFTMAX
 DECIDED = ("completed", "failed", "cancelled")
+# A KernelBench pair (docs/kernelbench.md): ReLU, an honest numpy solution and one that calls torch.
+KB_PROBLEM = open(os.path.join(ROOT, "tests/kernelbench-problems/19_ReLU.py")).read()
+KB_SOLUTION = open(os.path.join(ROOT, "tests/legit-kernelbench/relu_numpy/solution.py")).read()
+KB_FALLBACK = open(os.path.join(ROOT, "tests/exploits-kernelbench/fallback_functional_relu/solution.py")).read()
+PYTHON_KIND = os.path.exists(os.path.join(os.path.dirname(KG), "libkg_runner_python.so"))
 
 
 def free_port():
@@ -204,6 +209,12 @@ class Admission(WithServer):
         self.refused(400, "suite", relu(GOOD, suite="no-such-suite"))
         self.refused(400, "source", dict(files={"a/b.cpp": "x"}, source=GOOD))
         self.refused(400, "files", {})
+        self.refused(400, "solution", dict(problem=KB_PROBLEM))
+        self.refused(400, "problem", dict(problem=5, solution=KB_SOLUTION))
+        self.refused(400, "files", dict(problem=KB_PROBLEM, solution=KB_SOLUTION, files={"a/b.cpp": "x"}))
+        self.refused(400, "ops", dict(problem=KB_PROBLEM, solution=KB_SOLUTION, ops=["relu.default"]))
+        self.refused(400, "name", dict(problem=KB_PROBLEM, solution=KB_SOLUTION, name="../19_ReLU"))
+        self.refused(400, "name", relu(GOOD, name="x"))
 
     def test_paths_cannot_leave_the_submission_folder(self):
         for path in ["../x.cpp", "/etc/passwd", "relu__default/../../x", ".hidden/x", "a//b", "a/./b", "a\\b", "a/b/c/d/e/f"]:
@@ -247,6 +258,20 @@ class Results(WithServer):
         trivial = self.s.wait(self.s.submit(**relu(TRIVIAL, timing=False)))
         t = trivial["result"]["reward"]
         self.assertEqual((t["verdict"], t["rules"], t["rule_penalty_applied"], t["score"]), ("rejected", ["trivial_output"], True, -1.0), t)
+    def test_a_kernelbench_pair_is_judged_and_rewarded(self):
+        if not PYTHON_KIND:
+            self.skipTest("kernelgate was built without its python plugin")
+        good = self.s.wait(self.s.submit(problem=KB_PROBLEM, solution=KB_SOLUTION, name="19_ReLU", timing=False))
+        self.assertEqual(good["status"], "completed", good)
+        op = good["result"]["ops"][0]
+        self.assertEqual((op["op"], op["kind"], op["suite"], op["verdict"]), ("19_ReLU", "python", "kernelbench", "pass"), op)
+        r = good["result"]["reward"]
+        self.assertEqual((r["compiled"], r["correct"], r["verdict"]), (1, 1, "pass"), r)
+        cheat = self.s.wait(self.s.submit(problem=KB_PROBLEM, solution=KB_FALLBACK, timing=False))
+        c = cheat["result"]["reward"]
+        self.assertEqual((c["verdict"], c["rules"], c["rule_penalty_applied"]), ("rejected", ["fallback_to_torch"], True), c)
+        self.assertEqual(cheat["result"]["ops"][0]["op"], "problem")
+
     def test_a_task_id_is_idempotent(self):
         status, body, _ = self.s.call("POST", "/v1/evaluate", relu(GOOD, task_id="same-id", timing=False))
         self.assertEqual((status, body["task_id"]), (202, "same-id"))

@@ -46,6 +46,29 @@ TEST(ServeRequest, SourceFormNamesTheFileByOpAndKind) {
   EXPECT_EQ(t.files.begin()->second, "int x;");
 }
 
+TEST(ServeRequest, AKernelBenchPairIsTwoFilesAndAName) {
+  const TaskRequest t =
+      parse_request({{"problem", "class Model: ..."}, {"solution", "class ModelNew: ..."}, {"name", "19_ReLU"}}, RequestLimits{});
+  EXPECT_EQ(t.kernelbench, "19_ReLU");
+  EXPECT_EQ(t.files, (std::map<std::string, std::string>{{"problem.py", "class Model: ..."}, {"solution.py", "class ModelNew: ..."}}));
+  EXPECT_TRUE(t.ops.empty());
+  const TaskRequest unnamed = parse_request({{"problem", "class Model: ..."}, {"solution", "class ModelNew: ..."}}, RequestLimits{});
+  EXPECT_EQ(unnamed.kernelbench, "problem");
+  EXPECT_NE(unnamed.content_hash, t.content_hash) << "the name is the op's name in the result";
+  EXPECT_EQ(TaskRequest::from_stored(t.to_json()).kernelbench, "19_ReLU");
+  // A files map with the same two files is a submission folder, not a pair.
+  const TaskRequest folder = parse_request({{"files", t.files}}, RequestLimits{});
+  EXPECT_TRUE(folder.kernelbench.empty());
+  EXPECT_NE(folder.content_hash, unnamed.content_hash);
+  std::string field;
+  EXPECT_EQ(error_status({{"problem", "x"}}, &field), 400);
+  EXPECT_EQ(field, "solution");
+  EXPECT_EQ(error_status({{"problem", "x"}, {"solution", "y"}, {"kind", "cpu"}}, &field), 400);
+  EXPECT_EQ(field, "kind");
+  EXPECT_EQ(error_status({{"problem", std::string(2u << 20, 'x')}, {"solution", "y"}}, &field), 413);
+  EXPECT_EQ(field, "problem");
+}
+
 TEST(ServeRequest, TheContentHashCoversWhatDecidesTheResultOnly) {
   const json a = {{"source", "int x;"}, {"op", "relu.default"}};
   json b = a;

@@ -28,7 +28,8 @@ struct Pair {
 // with no solution (or more than one) go into `left_out` with the reason, as do solutions that
 // match no problem. Throws std::runtime_error naming the path and the problem with it (missing,
 // a file beside a folder, not .py).
-std::vector<Pair> pairs(const std::string& problem, const std::string& solution, std::vector<std::pair<std::string, std::string>>* left_out);
+std::vector<Pair> pairs(const std::string& problem, const std::string& solution,
+                        std::vector<std::pair<std::string, std::string>>* left_out);
 
 // Judges every pair (options: seed, timing, out_dir, runner_path, verbose) into one report, an op
 // per pair (kind "python", suite "kernelbench"). Never throws for a pair's own fault: a problem

@@ -1,6 +1,7 @@
 // Starting the python kind's interpreter: see interpreter.h.
 #include "interpreter.h"
 
+#include "kernelgate/protocol.h"
 #include "py_ref.h"
 
 #include <Python.h>
@@ -54,6 +55,24 @@ def _kg_take_out_of_reach():
 
 _kg_take_out_of_reach()
 del _kg_take_out_of_reach
+
+# torch.utils.cpp_extension would compile in the run box (ninja, a compiler, setuptools): in its
+# place a module whose load and load_inline say that kernelgate does not build them there.
+def _kg_cpp_extension():
+    m = types.ModuleType("torch.utils.cpp_extension")
+    marker = KG_CPP_EXTENSION_REFUSED
+    def refused(*args, **kwargs):
+        raise RuntimeError(marker + " load_inline or load extensions in the run sandbox, and "
+                           "kernelgate does not build them for a python source yet (docs/kernelbench.md, \"Not yet\")")
+    m.load_inline = m.load = refused
+    m.CUDA_HOME = None
+    m.ROCM_HOME = None
+    sys.modules[m.__name__] = m
+    import torch.utils
+    torch.utils.cpp_extension = m
+
+_kg_cpp_extension()
+del _kg_cpp_extension, KG_CPP_EXTENSION_REFUSED
 )PY";
 
 std::vector<std::wstring> split_path(const char* path) {
@@ -118,6 +137,8 @@ std::string start_interpreter() {
     PyRef main = PyRef::borrow(PyImport_AddModule("__main__"));
     PyObject* globals = main ? PyModule_GetDict(main.get()) : nullptr;
     // Named so that a refusal's traceback says whose code refused.
+    PyRef marker = PyRef::steal(PyUnicode_FromString(protocol::kCppExtensionRefused));
+    if (globals && marker) PyDict_SetItemString(globals, "KG_CPP_EXTENSION_REFUSED", marker.get());
     PyRef code = PyRef::steal(Py_CompileString(kPrelude, "<kernelgate>", Py_file_input));
     PyRef done = code && globals ? PyRef::steal(PyEval_EvalCode(code.get(), globals, globals)) : PyRef();
     if (!done) error = "importing torch in the runner failed:\n" + take_exception(3000);

@@ -4,6 +4,7 @@
 #include "module.h"
 
 #include "interpreter.h"
+#include "kernelgate/protocol.h"
 #include "kernelgate/unique_fd.h"
 
 #include <fcntl.h>
@@ -39,7 +40,7 @@ std::string shown_name(const std::string& path) {
 
 PyRef execute_module(const std::string& source, const std::string& file, const char* module_name) {
   PyRef code = PyRef::steal(Py_CompileStringExFlags(source.c_str(), file.c_str(), Py_file_input, nullptr, -1));
-  if (!code) throw std::runtime_error("the python source does not compile:\n" + take_exception(kTracebackBytes));
+  if (!code) throw std::runtime_error(std::string(protocol::kPythonDoesNotCompile) + ":\n" + take_exception(kTracebackBytes));
   PyRef linecache = PyRef::steal(PyImport_ImportModule("linecache"));
   PyRef cache = linecache ? PyRef::steal(PyObject_GetAttrString(linecache.get(), "cache")) : PyRef();
   PyRef text = PyRef::steal(PyUnicode_FromStringAndSize(source.data(), static_cast<Py_ssize_t>(source.size())));

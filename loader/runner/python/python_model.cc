@@ -119,8 +119,9 @@ class ModelKernel final : public c10::OperatorKernel {
       default: throw std::runtime_error("kg-runner: unknown model action " + std::to_string(action));
     }
     if (kept.mode_left_on())
-      throw std::runtime_error(who_ + " returned with a torch dispatch mode still on (kernelgate switched it off): a model may not "
-                                      "leave Python running inside the runner's own operators");
+      throw std::runtime_error(who_ +
+                               " returned with a torch dispatch mode still on (kernelgate switched it off): a model may not "
+                               "leave Python running inside the runner's own operators");
     stack->push_back(tensor_list(std::move(out)));
   }
 
@@ -179,8 +180,9 @@ std::string literal_of(PyObject* init, const std::string& file) {
   const int equal = back ? PyObject_RichCompareBool(back.get(), init, Py_EQ) : -1;
   if (equal != 1) {
     PyErr_Clear();
-    throw std::runtime_error(file + ": get_init_inputs() returned something other than Python literals (numbers, strings, tuples, "
-                                    "lists): the constructor's arguments cannot be given to the solution's process");
+    throw std::runtime_error(file +
+                             ": get_init_inputs() returned something other than Python literals (numbers, strings, tuples, "
+                             "lists): the constructor's arguments cannot be given to the solution's process");
   }
   const char* s = PyUnicode_AsUTF8(text.get());
   if (!s) raise_python("the constructor's arguments are not text");
@@ -250,8 +252,7 @@ int plugin_load_model(const char* source_path, const char* registered, int solut
     const std::string file = shown_name(source_path);
     std::string said;
     Gil gil;
-    std::unique_ptr<ModelKernel> kernel =
-        solution ? load_solution(source, file, seed, init) : load_problem(source, file, seed, &said);
+    std::unique_ptr<ModelKernel> kernel = solution ? load_solution(source, file, seed, init) : load_problem(source, file, seed, &said);
     if (said.size() >= init_out_size)
       throw std::runtime_error(file + ": get_init_inputs()'s arguments take " + std::to_string(said.size()) + " bytes written out, over " +
                                std::to_string(init_out_size - 1));

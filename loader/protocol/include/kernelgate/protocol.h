@@ -58,6 +58,13 @@ enum class ArtifactKind : uint32_t {
   PythonSolution = 5
 };
 inline constexpr uint32_t kMaxArtifactKind = 5;
+// How a python load's error starts when the source does not compile (a SyntaxError): the
+// supervisor reports it as the op's compile_error, not a runtime_error.
+inline constexpr const char* kPythonDoesNotCompile = "the python source does not compile";
+// What a python load's error holds when the source asked torch.utils.cpp_extension to build
+// (load_inline), which the runner's interpreter refuses: kernelgate's limit, reported as the op's
+// error, never as the submission's failure.
+inline constexpr const char* kCppExtensionRefused = "kernelgate: torch.utils.cpp_extension cannot build";
 
 // The op a problem or solution file is registered as: `action` says what a call does
 // (ModelAction), `seed` seeds get_inputs(), `inputs` are the model's inputs or its state.
