@@ -70,6 +70,7 @@ void Runner::prepare(const protocol::PrepareMsg& m) {
   else if (tightened_) error = "prepare after a load";  // the supervisor never sends it then
   else error = set_up_device(static_cast<protocol::DeviceKind>(m.device), protocol::ArtifactKind::SharedObject);
   if (error.empty() && !cpu_flush_.allocated()) cpu_flush_.run(0);
+  if (error.empty() && (m.flags & protocol::kPrepareStartPython)) error = start_python();
   r.ok = error.empty() ? 1 : 0;
   set_message(r.message, sizeof r.message, error);
   channel_.send(r);

@@ -29,6 +29,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace kg::loader {
 namespace {
@@ -199,6 +200,25 @@ std::string default_runner_path() {
   return KG_RUNNER_PATH;
 }
 
+namespace {
+
+// The folders of a ':'-separated path list.
+[[maybe_unused]] std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> out;
+  std::string part;
+  for (const char c : path + ":") {
+    if (c != ':') {
+      part += c;
+    } else if (!part.empty()) {
+      out.push_back(part);
+      part.clear();
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::unique_ptr<RunnerClient> RunnerClient::start(const RunnerOptions& options) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) throw std::runtime_error(errno_text("socketpair"));
@@ -224,6 +244,13 @@ std::unique_ptr<RunnerClient> RunnerClient::start(const RunnerOptions& options) 
   // A pip PyTorch's CUDA libraries; the CUDA toolkit's runtime when it is not under /usr.
   for (const std::string& d : {std::string(KG_TORCH_EXTRA_LIB_ROOT), std::string(KG_CUDA_LIB_DIR)})
     if (!d.empty() && d.rfind("/usr/", 0) != 0 && std::filesystem::exists(d)) spec.binds.push_back({d, false});
+#ifdef KG_PYTHON_MODULE_PATH
+  // The python kind's module path where it lies outside /usr (a venv's site-packages, with torch's
+  // and numpy's Python files): read-only in every runner, since a pool's runner is started before
+  // it knows its kind.
+  for (const std::string& d : split_path(KG_PYTHON_MODULE_PATH))
+    if (d.rfind("/usr/", 0) != 0 && std::filesystem::is_directory(d)) spec.binds.push_back({d, false});
+#endif
   spec.pass_fds = {theirs.get()};
   spec.limits = options.limits;
   spec.capture_output = true;
@@ -354,6 +381,19 @@ std::optional<LoadError> RunnerClient::load(const LoadRequest& req, std::string*
   m.model_seed = req.model_seed;
   copy_cstr(m.model_init, sizeof m.model_init, req.model_init);
   m.device = wire_device(req.device);
+  // A python source's interpreter starts first, unwatched: importing torch probes library paths
+  // (a pip PyTorch's RPATHs) that are none of the source's doing.
+  if (req.kind == Kind::Python) {
+    protocol::PrepareMsg p{};
+    protocol::init_header(p, protocol::MsgType::Prepare);
+    p.device = wire_device(req.device);
+    p.flags = protocol::kPrepareStartPython;
+    if (auto e = answered(sock_.get(), timeout_s_, p,
+                          {"starting the python interpreter timed out", "starting the python interpreter timed out",
+                           "protocol violation while starting the python interpreter: ", "while starting the python interpreter"},
+                          [this](const std::string& why) { return stop(why); }))
+      return e;
+  }
   // From here on every file the box opens is checked (sandbox.h): for a cpu load from the
   // artifact's own static constructors on; on cuda:0 once the driver's set-up in the Load is done.
   const bool watch_after_load = req.device == Device::Cuda;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "kernelgate/remove_tree.h"
+
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -14,6 +16,12 @@
 namespace fs = std::filesystem;
 
 namespace {
+
+// std::filesystem::remove_all's job: libtorch 2.x exports a broken copy of it (remove_tree.h).
+void remove_tree(const fs::path& p) {
+  std::error_code ec;
+  kg::loader::remove_tree(p.string(), ec);
+}
 
 const char* kReluProblem = R"(# relu
 import torch
@@ -54,7 +62,7 @@ class KernelBenchE2E : public ::testing::Test {
   void SetUp() override {
     if (!KG_TEST_PYTHON_KIND) GTEST_SKIP() << "kernelgate was built without its python plugin";
     dir_ = fs::path(KG_TEST_OUT) / ("e2e-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
+    remove_tree(dir_);
     fs::create_directories(dir_);
   }
   EvalRun eval(const std::string& problem, const std::string& solution, const std::string& extra = "") {
@@ -189,6 +197,27 @@ class ModelNew(nn.Module):
   const EvalRun r = eval(problem, solution);
   EXPECT_EQ(r.op.value("verdict", ""), "pass") << r.op.dump(1) << r.log;
   EXPECT_NE(r.op.dump().find("set to Model's (2 tensors)"), std::string::npos) << r.op.dump(1);
+}
+
+// The folder form: a problems folder and a solutions folder, as KernelBench lays them out; an op
+// per matched problem, the unmatched named in results.json's problems and on stderr.
+TEST_F(KernelBenchE2E, FoldersAreJudgedPairByPair) {
+  fs::create_directories(dir_ / "problems");
+  fs::create_directories(dir_ / "solutions");
+  std::ofstream(dir_ / "problems/19_ReLU.py") << kReluProblem;
+  std::ofstream(dir_ / "problems/20_LeakyReLU.py") << kReluProblem;
+  std::ofstream(dir_ / "problems/21_Sigmoid.py") << kReluProblem;
+  std::ofstream(dir_ / "solutions/19_ReLU.py") << kReluSolution;
+  std::ofstream(dir_ / "solutions/level_1_problem_20_sample_0_kernel.py") << kReluSolution;
+  const EvalRun r = eval_args("--problem '" + (dir_ / "problems").string() + "' '" + (dir_ / "solutions").string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.log;
+  const auto results = nlohmann::json::parse(read(dir_ / "out/results.json"));
+  ASSERT_EQ(results["ops"].size(), 2u) << results.dump(1);
+  EXPECT_EQ(results["ops"][0].value("op", ""), "19_ReLU");
+  EXPECT_EQ(results["ops"][1].value("op", ""), "20_LeakyReLU");
+  for (const auto& op : results["ops"]) EXPECT_EQ(op.value("verdict", ""), "pass") << op.dump(1);
+  EXPECT_NE(results["problems"].dump().find("21_Sigmoid.py"), std::string::npos) << results["problems"].dump();
+  EXPECT_NE(r.log.find("left out 21_Sigmoid.py"), std::string::npos) << r.log;
 }
 
 TEST_F(KernelBenchE2E, ProblemNeedsTwoPathsAndNothingBeside) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "kernelgate/kernelbench.h"
+#include "kernelgate/remove_tree.h"
 
 #include <filesystem>
 #include <fstream>
@@ -11,11 +12,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// std::filesystem::remove_all's job: libtorch 2.x exports a broken copy of it (remove_tree.h).
+void remove_tree(const fs::path& p) {
+  std::error_code ec;
+  kg::loader::remove_tree(p.string(), ec);
+}
+
 class KernelBenchPairs : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = fs::path(KG_TEST_OUT) / ("pairs-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(root_);
+    remove_tree(root_);
     fs::create_directories(root_ / "problems");
     fs::create_directories(root_ / "solutions");
   }

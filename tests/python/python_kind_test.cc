@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include "kernelgate/loader.h"
+#include "kernelgate/protocol.h"
 #include "kernelgate/python_entry.h"
+#include "kernelgate/remove_tree.h"
 #include "kernelgate/rules.h"
 
 #include <unistd.h>
@@ -22,16 +24,22 @@ using kg::loader::Kind;
 
 namespace {
 
+// std::filesystem::remove_all's job: libtorch 2.x exports a broken copy of it (remove_tree.h).
+void remove_tree(const fs::path& p) {
+  std::error_code ec;
+  kg::loader::remove_tree(p.string(), ec);
+}
+
 // A fresh submission folder per test.
 class PythonKind : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
            ("kg-python-kind-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    remove_tree(dir_);
     fs::create_directories(dir_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override { remove_tree(dir_); }
   void write(const std::string& rel, const std::string& text) {
     fs::create_directories((dir_ / rel).parent_path());
     std::ofstream(dir_ / rel, std::ios::binary) << text;
@@ -235,6 +243,26 @@ TEST_F(PythonRunner, ImportErrorIsTheLoadError) {
   EXPECT_NE(err.find("relu__default_implementation.py\", line 2, in <module>"), std::string::npos) << err;
   EXPECT_NE(err.find("ImportError: no such thing"), std::string::npos) << err;
   EXPECT_EQ(err.find(dir_.string()), std::string::npos) << "no host path in the message: " << err;
+}
+
+// torch.utils.cpp_extension is the runner's own: load_inline refuses with the marker the supervisor
+// turns into the op's error (kernelgate's limit), and no compiler is ever started in the run box.
+TEST_F(PythonRunner, LoadInlineIsRefusedWithKernelgatesMarker) {
+  if (const std::string why = kg::loader::kind_unavailable(Kind::Python); !why.empty()) GTEST_SKIP() << why;
+  const std::string err = start(
+      "from torch.utils.cpp_extension import load_inline\n"
+      "ext = load_inline(name='r', cpp_sources='torch::Tensor r(torch::Tensor x) { return x; }', functions=['r'])\n"
+      "def relu__default_kernel_impl(x):\n    return ext.r(x)\n");
+  EXPECT_NE(err.find(kg::protocol::kCppExtensionRefused), std::string::npos) << err;
+  EXPECT_NE(err.find("line 2, in <module>"), std::string::npos) << err;
+}
+
+// A source that does not compile says so first: the supervisor reports it as compile_error.
+TEST_F(PythonRunner, ASyntaxErrorIsSaidFirst) {
+  if (const std::string why = kg::loader::kind_unavailable(Kind::Python); !why.empty()) GTEST_SKIP() << why;
+  const std::string err = start("def relu__default_kernel_impl(x:\n    return x\n");
+  EXPECT_EQ(err.rfind(kg::protocol::kPythonDoesNotCompile, 0), 0u) << err;
+  EXPECT_NE(err.find("SyntaxError"), std::string::npos) << err;
 }
 
 TEST_F(PythonRunner, LongTracebacksAreCutToTheirEnd) {

@@ -23,7 +23,8 @@ constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 // 6: Prepare (a runner started ahead sets its device up before it is given an artifact).
 // 7: ArtifactKind::PythonSource.
 // 8: ArtifactKind::PythonProblem and PythonSolution (KernelBench's Model and ModelNew), LoadMsg
-//    model_seed and model_init, a problem's LoadResult message on success.
+//    model_seed and model_init, a problem's LoadResult message on success, PrepareMsg flags
+//    (kPrepareStartPython).
 constexpr uint32_t kVersion = 8;
 constexpr int kRunnerFd = 3;
 
@@ -144,8 +145,12 @@ struct LoadMsg {
 struct PrepareMsg {
   MsgHeader h;
   uint32_t device;  // DeviceKind
-  uint32_t reserved;
+  uint32_t flags;   // kPrepare* bits
 };
+// Prepare also starts the python kind's interpreter (importing torch probes library paths): sent
+// before a python Load, so that the supervisor's watch on the box's opens covers only the
+// source's own code.
+inline constexpr uint32_t kPrepareStartPython = 1u << 0;
 
 struct LoadResultMsg {
   MsgHeader h;
