@@ -362,17 +362,8 @@ void evaluate_samples(OpState& op) {
 
 // The op's verdict from its failures and violations; a wrong op never contributes a speedup.
 void decide_verdict(OpState& op) {
-  OpResult& r = op.result;
   shape_specialisation_by_size(op);
-  for (const auto& f : r.failures)
-    for (const auto& t : trait_list(f.traits)) r.failure_traits[t]++;
-  bool rejected = false;
-  for (const auto& v : r.violations) rejected |= op.policy.action_for(v.rule) == policy::Action::Reject;
-  if (!r.error.empty()) r.verdict = policy::Verdict::Error;
-  else if (rejected) r.verdict = policy::Verdict::Rejected;
-  else if (!r.failures.empty() || r.passed < r.total) r.verdict = policy::Verdict::Fail;
-  else r.verdict = policy::Verdict::Pass;
-  if (r.verdict != policy::Verdict::Pass) r.speedup.reset();
+  harness::decide_verdict(op.result, op.policy);
 }
 
 OpResult evaluate_op(Run& run, const loader::OpFolder& folder) {
@@ -509,6 +500,18 @@ Report report_header(const EvalOptions& options, const policy::Policy& policy) {
 }  // namespace
 
 const char* version() { return KG_VERSION_STRING; }
+
+void decide_verdict(OpResult& r, const policy::Policy& policy) {
+  for (const auto& f : r.failures)
+    for (const auto& t : trait_list(f.traits)) r.failure_traits[t]++;
+  bool rejected = false;
+  for (const auto& v : r.violations) rejected |= policy.action_for(v.rule) == policy::Action::Reject;
+  if (!r.error.empty()) r.verdict = policy::Verdict::Error;
+  else if (rejected) r.verdict = policy::Verdict::Rejected;
+  else if (!r.failures.empty() || r.passed < r.total) r.verdict = policy::Verdict::Fail;
+  else r.verdict = policy::Verdict::Pass;
+  if (r.verdict != policy::Verdict::Pass) r.speedup.reset();
+}
 
 loader::RunnerOptions runner_options(const EvalOptions& options, const policy::Policy& policy, const std::string& artifact) {
   return evaluation::runner_options(options, policy, artifact);

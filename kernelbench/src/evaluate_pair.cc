@@ -133,7 +133,7 @@ class PairJudge {
       if (r_.error.empty()) r_.error = std::string("kernelgate could not judge this pair: ") + e.what();
     }
     loader::remove_tree(staging.string(), ec);
-    decide();
+    harness::decide_verdict(r_, policy_);
     r_.eval_s = seconds_since(t0);
     return std::move(r_);
   }
@@ -388,18 +388,6 @@ class PairJudge {
     t.speedup = t.candidate_median_s > 0 ? t.eager_median_s / t.candidate_median_s : 0;
     r_.timings.push_back(t);
     r_.speedup = t.speedup;
-  }
-
-  void decide() {
-    for (const auto& f : r_.failures)
-      for (const auto& t : harness::trait_list(f.traits)) r_.failure_traits[t]++;
-    bool rejected = false;
-    for (const auto& v : r_.violations) rejected |= policy_.action_for(v.rule) == policy::Action::Reject;
-    if (!r_.error.empty()) r_.verdict = policy::Verdict::Error;
-    else if (rejected) r_.verdict = policy::Verdict::Rejected;
-    else if (!r_.failures.empty() || r_.passed < r_.total) r_.verdict = policy::Verdict::Fail;
-    else r_.verdict = policy::Verdict::Pass;
-    if (r_.verdict != policy::Verdict::Pass) r_.speedup.reset();
   }
 
   const Pair& pair_;

@@ -467,6 +467,10 @@ std::shared_ptr<loader::RunnerPool> make_runner_pool(const EvalOptions& options,
 
 // kernelgate's version, as results.json gives it.
 const char* version();
+// An op's verdict once it is judged: `error` when it has one, `rejected` when a violation's rule
+// rejects under `policy`, `fail` on a failure or a sample not passed, else `pass`; failure_traits
+// counted; a verdict other than pass keeps no speedup.
+void decide_verdict(OpResult& result, const policy::Policy& policy);
 // The sandboxed runner a judged call runs in, as `evaluate` starts it: kg-runner (options or the
 // default), the run profile of options.device, the policy's limits; `artifact`'s folder bound
 // read-only ("" binds none: a runner with RunnerOptions::staging_root set, or the aten op itself).
