@@ -14,6 +14,7 @@
 //   The python kind compiles nothing: its source is checked (python_source.h) and the bytes read
 //   in step 2 are published as the artifact, which kg-runner's interpreter executes.
 #include "build_plan.h"
+#include "kernelgate/inline_extension.h"
 #include "cache.h"
 #include "digest_index.h"
 #include "glue.h"
@@ -228,6 +229,8 @@ struct Job {
   launch::Table table;
   std::string cache_dir;  // "" without the cache
   fs::path work;          // the build folder
+  // A load_inline extension (op is then its stand-in: folder "kgext-<key>", no schema, no folder).
+  const InlineExtension* ext = nullptr;
 };
 
 bool stop(Job& j, const std::string& error) {
@@ -236,6 +239,12 @@ bool stop(Job& j, const std::string& error) {
 }
 
 void name_paths(Job& j) {
+  if (j.ext) {
+    j.root = j.options.submission_root;
+    j.src_name = j.op.kind == Kind::Cuda ? "cuda.cu" : "main.cpp";
+    j.shown_dir = "load_inline(" + j.ext->name + ")";
+    return;
+  }
   j.root = j.options.submission_root.empty() ? fs::path(j.op.dir).parent_path().string() : j.options.submission_root;
   j.src_name = fs::path(j.op.source).filename().string();
   const std::string rel_dir = fs::path(j.op.dir).lexically_relative(j.root).string();
@@ -244,6 +253,7 @@ void name_paths(Job& j) {
 
 // 1. schema and signature
 bool resolve_signature(Job& j) {
+  if (j.ext) return true;
   try {
     j.schema = &aten_schema(j.op.op);
     if (j.op.kind == Kind::Cpu || j.op.kind == Kind::Cuda) j.sig = cpp_signature(*j.schema);
@@ -254,6 +264,13 @@ bool resolve_signature(Job& j) {
 
 // 2. the folder's bytes
 bool read_sources(Job& j) {
+  if (j.ext) {
+    // The files load_inline writes: its includes ahead of the sources, so that lines number alike.
+    j.files.push_back({"main.cpp", "#include <torch/extension.h>\n" + j.ext->cpp_sources});
+    if (j.op.kind == Kind::Cuda)
+      j.files.push_back({"cuda.cu", "#include <torch/types.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n" + j.ext->cuda_sources});
+    return true;
+  }
   std::string err;
   j.files = read_folder(j.op, &err);
   return err.empty() || stop(j, err);
@@ -261,6 +278,26 @@ bool read_sources(Job& j) {
 
 // 3. glue or launch table
 bool plan_build(Job& j) {
+  if (j.ext) {
+    try {
+      InlineUnits units;
+      const std::string key = inline_extension_key(*j.ext);
+      units.glue = glue::inline_glue(inline_extension_namespace(key), j.ext->functions);
+      units.artifact = inline_extension_file(key);
+      units.cpp_source = j.files[0].bytes;
+      const InlineFlags flags = inline_flags(*j.ext);
+      if (j.op.kind == Kind::Cuda) {
+        j.arch = toolchain::cuda_arch(j.options);
+        units.cuda_unit_body = glue::inline_cuda_unit_body();
+        units.cuda_source = j.files[1].bytes;
+        j.plan = plan_inline_cuda(units, flags.cxx, flags.nvcc, j.arch, j.options);
+      } else {
+        j.plan = plan_inline_cpu(units, flags.cxx, j.options);
+      }
+      j.plan.notes.insert(j.plan.notes.end(), flags.notes.begin(), flags.notes.end());
+    } catch (const std::exception& e) { return stop(j, e.what()); }
+    return true;
+  }
   try {
     if (j.op.kind == Kind::Cuda || j.op.kind == Kind::Nvrtc) j.arch = toolchain::cuda_arch(j.options);
     std::string source;
@@ -492,17 +529,33 @@ void run_steps(Job& j) {
   }
 }
 
+BuildResult finish(Job& job, std::chrono::steady_clock::time_point t0) {
+  BuildResult& res = job.res;
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (res.diagnostics.size() > kMaxDiagnostics) res.diagnostics.resize(kMaxDiagnostics);
+  if (res.log.size() > kMaxBuildLog) res.log = res.log.substr(0, kMaxBuildLog) + "\n[log truncated]\n";
+  return std::move(res);
+}
+
 }  // namespace
 
 BuildResult build(const OpFolder& op, const BuildOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   Job job(op, options);
   run_steps(job);
-  BuildResult& res = job.res;
-  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (res.diagnostics.size() > kMaxDiagnostics) res.diagnostics.resize(kMaxDiagnostics);
-  if (res.log.size() > kMaxBuildLog) res.log = res.log.substr(0, kMaxBuildLog) + "\n[log truncated]\n";
-  return std::move(res);
+  return finish(job, t0);
+}
+
+BuildResult build_inline_extension(const InlineExtension& ext, const BuildOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  OpFolder stand_in;
+  stand_in.op = "load_inline:" + ext.name;
+  stand_in.folder = "kgext-" + inline_extension_key(ext);
+  stand_in.kind = ext.cuda_sources.empty() ? Kind::Cpu : Kind::Cuda;
+  Job job(stand_in, options);
+  job.ext = &ext;
+  run_steps(job);
+  return finish(job, t0);
 }
 
 void remove_uncached(const BuildResult& built) {

@@ -83,11 +83,15 @@ std::vector<std::vector<std::string>> cuda_prefix_variants() {
   return v;
 }
 
-Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
-              const std::string& source, const BuildOptions& options) {
+namespace {
+
+// The cpu kind's one g++ command over `glue` (kg_glue.cc), making `artifact`; `source` says which
+// precompiled headers apply, `extra` are flags the source asked for (load_inline's extra_cflags).
+Plan plan_cpu_unit(const std::string& glue, const std::string& artifact, const std::string& source, const std::vector<std::string>& extra,
+                   const BuildOptions& options) {
   Plan p;
-  p.generated.push_back({"kg_glue.cc", glue::cpu_unit(op, schema, sig, "src/" + src_name)});
-  p.artifact = op.folder + ".so";
+  p.generated.push_back({"kg_glue.cc", glue});
+  p.artifact = artifact;
   p.argv = {KG_CXX_COMPILER};
   for (const auto& f : toolchain::cxx_flags()) p.argv.push_back(f);
   // <torch/extension.h> is the shim here too (the real one needs Python's headers).
@@ -103,11 +107,23 @@ Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signa
     for (const auto& f : shim::files()) covered.insert(std::lower_bound(covered.begin(), covered.end(), f.first), f.first);
     p.notes.push_back(includes::coverage_note(includes::angle_includes(source), covered, "precompiled prelude"));
   }
+  p.argv.insert(p.argv.end(), extra.begin(), extra.end());
   p.argv.insert(p.argv.end(), {"-shared", "kg_glue.cc", "-o", p.artifact});
   for (const auto& f : toolchain::link_flags(false)) p.argv.push_back(f);
   p.outputs = {p.artifact};
   p.key_text = "prelude " + (prelude.empty() ? std::string("none") : toolchain::recorded_digest(prelude));
   return p;
+}
+
+}  // namespace
+
+Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
+              const std::string& source, const BuildOptions& options) {
+  return plan_cpu_unit(glue::cpu_unit(op, schema, sig, "src/" + src_name), op.folder + ".so", source, {}, options);
+}
+
+Plan plan_inline_cpu(const InlineUnits& units, const std::vector<std::string>& cxx_extra, const BuildOptions& options) {
+  return plan_cpu_unit(units.glue, units.artifact, units.cpp_source, cxx_extra, options);
 }
 
 // cuda: nvcc compiles the submission's unit while g++ compiles the registration against the
@@ -117,23 +133,39 @@ Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signa
 // in shim.cc); build() retries that way when the lean unit lacks a name. With the chains, the host
 // compile reads only the submission's part of cudafe++'s output when the rest is the precompiled
 // host prefix's bytes (toolchain::cuda_host_prefix): every unit starts with the same includes.
-Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
-               const std::string& source, const std::string& arch, const BuildOptions& options) {
+namespace {
+
+// What a cuda-kind build compiles: the nvcc unit after the common prefix (cuda_unit_prefix()),
+// the g++ unit, the artifact's name and the source that decides the hoisted includes; flags
+// the source asked for (load_inline's), the g++ unit's ahead of its file, nvcc's with nvcc run
+// whole (its dry run's chains are for kernelgate's own flags).
+struct CudaUnits {
+  std::string unit_body, glue, artifact, source;
+  std::vector<std::string> cxx_extra, nvcc_extra;
+  bool glue_sees_shim = false;  // the g++ unit includes <torch/extension.h> (load_inline's main.cpp)
+};
+
+Plan plan_cuda_units(const CudaUnits& in, const std::string& arch, const BuildOptions& given) {
+  BuildOptions options = given;
+  if (!in.nvcc_extra.empty()) options.nvcc_whole = true;
   Plan p;
   // The unit: the prefix, with the source's leading heavy includes moved into it, then the rest.
   const std::vector<std::string> hoisted =
-      options.precompiled_includes ? includes::leading_includes(source, prefix_headers()) : std::vector<std::string>{};
+      options.precompiled_includes ? includes::leading_includes(in.source, prefix_headers()) : std::vector<std::string>{};
   const std::string prefix = cuda_prefix(hoisted);
-  const std::string unit = prefix + glue::cuda_unit(op, sig, "src/" + src_name).substr(glue::cuda_unit_prefix().size());
+  const std::string unit = prefix + in.unit_body;
+  const std::string& source = in.source;
   p.generated.push_back({"kg_unit.cu", unit});
-  p.generated.push_back({"kg_glue.cc", glue::cuda_registration(op, schema, sig)});
-  p.artifact = op.folder + ".so";
+  p.generated.push_back({"kg_glue.cc", in.glue});
+  p.artifact = in.artifact;
   std::vector<std::string> nvcc = {KG_NVCC};
   for (const auto& f : toolchain::nvcc_flags(arch)) nvcc.push_back(f);
+  nvcc.insert(nvcc.end(), in.nvcc_extra.begin(), in.nvcc_extra.end());
   nvcc.insert(nvcc.end(), {"-c", "kg_unit.cu", "-o", "kg_unit.o"});
   p.ro.push_back(toolchain::shim_dir());  // <torch/extension.h> without Python
   std::vector<std::string> cxx = {KG_CXX_COMPILER};
   for (const auto& f : toolchain::cxx_flags()) cxx.push_back(f);
+  if (in.glue_sees_shim) cxx.push_back("-I" + toolchain::shim_dir());
   std::string rejected;
   std::string prelude = toolchain::prelude_dir(options, &rejected);
   if (!rejected.empty()) p.rejected.push_back(rejected);
@@ -141,6 +173,7 @@ Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Sign
     p.ro.push_back(prelude);
     cxx.insert(cxx.end(), {"-include", prelude + "/kg_prelude.h"});
   }
+  cxx.insert(cxx.end(), in.cxx_extra.begin(), in.cxx_extra.end());
   cxx.insert(cxx.end(), {"-c", "kg_glue.cc", "-o", "kg_glue.o"});
   std::vector<std::string> link = {KG_CXX_COMPILER, "-shared", "kg_unit.o", "kg_glue.o", "-o", p.artifact};
   for (const auto& f : toolchain::link_flags(true)) link.push_back(f);
@@ -215,6 +248,31 @@ Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Sign
   p.key_text = "prelude " + (prelude.empty() ? std::string("none") : toolchain::recorded_digest(prelude)) + "\n" + sh.str() + "\n" +
                host_prefix_digest;
   return p;
+}
+
+}  // namespace
+
+Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
+               const std::string& source, const std::string& arch, const BuildOptions& options) {
+  CudaUnits in;
+  in.unit_body = glue::cuda_unit(op, sig, "src/" + src_name).substr(glue::cuda_unit_prefix().size());
+  in.glue = glue::cuda_registration(op, schema, sig);
+  in.artifact = op.folder + ".so";
+  in.source = source;
+  return plan_cuda_units(in, arch, options);
+}
+
+Plan plan_inline_cuda(const InlineUnits& units, const std::vector<std::string>& cxx_extra, const std::vector<std::string>& nvcc_extra,
+                      const std::string& arch, const BuildOptions& options) {
+  CudaUnits in;
+  in.unit_body = units.cuda_unit_body;
+  in.glue = units.glue;
+  in.artifact = units.artifact;
+  in.source = units.cuda_source;
+  in.cxx_extra = cxx_extra;
+  in.nvcc_extra = nvcc_extra;
+  in.glue_sees_shim = true;
+  return plan_cuda_units(in, arch, options);
 }
 
 Plan plan_nvrtc(const OpFolder& op, const launch::Table& table, const std::string& src_name, const std::string& arch) {

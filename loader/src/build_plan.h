@@ -3,6 +3,7 @@
 // build.cc runs a plan; this is how each kind's plan is made.
 #pragma once
 
+#include "kernelgate/inline_extension.h"
 #include "kernelgate/launch_table.h"
 #include "kernelgate/loader.h"
 
@@ -38,6 +39,22 @@ inline Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, cons
                      const BuildOptions& options) {
   return plan_cpu(op, schema, sig, src_name, "", options);
 }
+
+// A load_inline extension's generated units (glue.h): the g++ unit (kg_glue.cc, which includes
+// src/main.cpp), for CUDA the nvcc unit after the common prefix (it includes src/cuda.cu), the
+// artifact's name, and the sources whose includes decide the precompiled headers.
+struct InlineUnits {
+  std::string glue, cuda_unit_body, artifact, cpp_source, cuda_source;
+};
+// What kernelgate does with an extension's extra flags (inline_extension.cc): those it applies to
+// g++ and to nvcc (then run whole), and those it does not, each named with why in a note.
+struct InlineFlags {
+  std::vector<std::string> cxx, nvcc, notes;
+};
+InlineFlags inline_flags(const InlineExtension& ext);
+Plan plan_inline_cpu(const InlineUnits& units, const std::vector<std::string>& cxx_extra, const BuildOptions& options);
+Plan plan_inline_cuda(const InlineUnits& units, const std::vector<std::string>& cxx_extra, const std::vector<std::string>& nvcc_extra,
+                      const std::string& arch, const BuildOptions& options);
 
 // The lines a cuda unit starts with: glue::cuda_unit_prefix(), then an #include of each of
 // `headers` (the source's leading heavy includes). Each distinct prefix has its own precompiled

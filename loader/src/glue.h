@@ -13,6 +13,7 @@
 #include "kernelgate/loader.h"
 
 #include <string>
+#include <vector>
 
 namespace kg::loader::glue {
 
@@ -26,6 +27,14 @@ std::string cuda_registration(const OpFolder& op, const c10::FunctionSchema& sch
 // the submission's part is then the same for every submission and is precompiled once
 // (toolchain::cuda_host_prefix).
 std::string cuda_unit_prefix();
+
+// load_inline's extensions (inline_extension.h). The g++ unit: src/main.cpp (the cpp sources
+// after load_inline's own #include <torch/extension.h>), then each of `functions` registered as
+// an op of `ns` through an adapter that widens the parameter and return types the dispatcher
+// lacks (float, int, ...) to the ones it has, as pybind11 converts them for load_inline.
+std::string inline_glue(const std::string& ns, const std::vector<std::string>& functions);
+// The nvcc unit after the common prefix: src/cuda.cu.
+std::string inline_cuda_unit_body();
 
 // The cpu unit's wrapper, in an anonymous namespace: its one name that is not the op's own (the
 // registration's names are unique per use), so the syntax check (syntax_check.h) can compile many
