@@ -1,5 +1,7 @@
 #include "baseline.h"
 
+#include "kernelgate/inline_extension.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -47,6 +49,40 @@ std::optional<policy::ArtifactInfo> toolchain_baseline(const loader::OpFolder& o
     policy::ArtifactInfo info = policy::read_artifact(built.artifact);
     loader::remove_uncached(built);
     return done.emplace(key, std::move(info)).first->second;
+  } catch (const std::exception& e) {
+    if (why) *why = e.what();
+    return std::nullopt;
+  }
+}
+
+std::optional<policy::ArtifactInfo> inline_extension_baseline(loader::Kind kind, const loader::BuildOptions& options, std::string* why) {
+  static std::mutex mu;
+  static std::map<int, policy::ArtifactInfo> done;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = done.find(static_cast<int>(kind)); it != done.end()) return it->second;
+  loader::InlineExtension stub;
+  stub.name = "kernelgate_baseline";
+  stub.functions = {"kernelgate_stub"};
+  if (kind == loader::Kind::Cuda) {
+    stub.with_cuda = true;
+    stub.cpp_sources = "torch::Tensor kernelgate_stub(torch::Tensor x);";
+    stub.cuda_sources =
+        "__global__ void kernelgate_copy(const float* x, float* y, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = x[i];\n}\n"
+        "torch::Tensor kernelgate_stub(torch::Tensor x) {\n  auto y = torch::empty_like(x);\n  int n = x.numel();\n"
+        "  kernelgate_copy<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);\n  return y;\n}\n";
+  } else {
+    stub.cpp_sources =
+        "torch::Tensor kernelgate_stub(torch::Tensor x) {\n  auto y = torch::empty_like(x);\n"
+        "  const float* in = x.data_ptr<float>();\n  float* out = y.data_ptr<float>();\n"
+        "  for (int64_t i = 0; i < x.numel(); ++i) out[i] = in[i];\n  return y;\n}\n";
+  }
+  try {
+    const loader::BuildResult built = loader::build_inline_extension(stub, options);
+    if (!built.ok) throw std::runtime_error("the stub extension did not build: " + built.error);
+    policy::ArtifactInfo info = policy::read_artifact(built.artifact);
+    loader::remove_uncached(built);
+    return done.emplace(static_cast<int>(kind), std::move(info)).first->second;
   } catch (const std::exception& e) {
     if (why) *why = e.what();
     return std::nullopt;

@@ -19,6 +19,10 @@ namespace kg::harness {
 // for the life of the process.
 std::optional<policy::ArtifactInfo> toolchain_baseline(const loader::OpFolder& op, const loader::BuildOptions& options, std::string* why);
 
+// The same for a load_inline extension of `kind` (cpu: C++ sources only; cuda: a kernel and its
+// launch): kernelgate's own stub extension built with `options`, kept per kind.
+std::optional<policy::ArtifactInfo> inline_extension_baseline(loader::Kind kind, const loader::BuildOptions& options, std::string* why);
+
 // Removes from `info` the imports and exports that `baseline` has too.
 void subtract_baseline(policy::ArtifactInfo& info, const policy::ArtifactInfo& baseline);
 

@@ -7,6 +7,7 @@
 #include "op_evaluation.h"
 
 #include "kernelgate/harness.h"
+#include "kernelgate/inline_inspection.h"
 #include "kernelgate/loader.h"
 #include "kernelgate/protocol.h"
 #include "kernelgate/rules.h"
@@ -262,7 +263,7 @@ bool start_runner(OpState& op) {
     if (op.folder.kind == loader::Kind::Python && err->message.find(protocol::kCppExtensionRefused) != std::string::npos) {
       op.result.error =
           "kernelgate cannot judge this kernel yet: it builds with torch.utils.cpp_extension (load_inline), which "
-          "kernelgate does not build for a python source yet (docs/kernelbench.md, \"Not yet\"):\n" +
+          "kernelgate builds for KernelBench solutions only so far (docs/kernelbench.md, \"load_inline\"):\n" +
           err->message;
       return false;
     }
@@ -515,6 +516,35 @@ void decide_verdict(OpResult& r, const policy::Policy& policy) {
 
 loader::RunnerOptions runner_options(const EvalOptions& options, const policy::Policy& policy, const std::string& artifact) {
   return evaluation::runner_options(options, policy, artifact);
+}
+
+bool inspect_inline_extension(OpResult& result, const std::string& artifact, loader::Kind kind, const loader::BuildOptions& options,
+                              const policy::Policy& policy) {
+  result.inspected = true;
+  try {
+    policy::ArtifactInfo info = policy::read_artifact(artifact);
+    std::vector<policy::Finding> findings = policy::inspect_artifact(info, policy, result.op);
+    if (!findings.empty()) {
+      std::string why;
+      const auto base = inline_extension_baseline(kind, options, &why);
+      if (!base) {
+        result.error = "kernelgate's toolchain baseline (its own " + std::string(loader::kind_name(kind)) +
+                       " load_inline stub) is unavailable, so the extension's static findings cannot be judged: " + why;
+        return false;
+      }
+      subtract_baseline(info, *base);
+      findings = policy::inspect_artifact(info, policy, result.op);
+    }
+    const std::string shown = fs::path(artifact).filename().string();  // the host's cache folders are not evidence
+    for (const auto& f : findings) {
+      std::string evidence = f.evidence;
+      for (size_t at; (at = evidence.find(artifact)) != std::string::npos;) evidence.replace(at, artifact.size(), shown);
+      violation(result, f.rule, "load_inline's library " + evidence);
+    }
+  } catch (const std::exception& e) {
+    violation(result, policy::Rule::ProtocolViolation, std::string("a load_inline library cannot be read as a shared object: ") + e.what());
+  }
+  return true;
 }
 
 names::Device auto_device() { return at::hasCUDA() ? names::Device::Cuda : names::Device::Cpu; }

@@ -3,8 +3,11 @@
 // reads what the runner saw around each call, and times both forwards the same way.
 #include "kernelgate/kernelbench.h"
 
+#include "kernelgate/inline_extension.h"
+#include "kernelgate/inline_inspection.h"
 #include "kernelgate/loader.h"
 #include "kernelgate/protocol.h"
+#include "kernelgate/rules.h"
 #include "kernelgate/remove_tree.h"
 #include "model_inputs.h"
 
@@ -104,6 +107,8 @@ class Side {
     return client_->load(req, said);
   }
   loader::RunnerClient& client() { return *client_; }
+  // Copies a built file into the box's staging folder under its own name (before load()).
+  void stage(const std::string& file) { client_->stage(file); }
 
  private:
   std::unique_ptr<loader::RunnerClient> client_;
@@ -124,7 +129,8 @@ class PairJudge {
 
   OpResult run() {
     const auto t0 = Clock::now();
-    const fs::path staging = fs::path(options_.out_dir) / ".runners-kernelbench";
+    // Absolute: the staging folders are bound into the boxes by path.
+    const fs::path staging = fs::absolute(fs::path(options_.out_dir)) / ".runners-kernelbench";
     std::error_code ec;
     fs::create_directories(staging, ec);
     try {
@@ -133,6 +139,7 @@ class PairJudge {
       if (r_.error.empty()) r_.error = std::string("kernelgate could not judge this pair: ") + e.what();
     }
     loader::remove_tree(staging.string(), ec);
+    for (const loader::BuildResult& b : uncached_) loader::remove_uncached(b);
     harness::decide_verdict(r_, policy_);
     r_.eval_s = seconds_since(t0);
     return std::move(r_);
@@ -150,26 +157,44 @@ class PairJudge {
     if (!make_samples(problem)) return;
     const std::optional<std::vector<at::Tensor>> state = model_state(problem);
     if (!state) return;
-    Side solution(options_, policy_, staging);
+    auto solution = std::make_unique<Side>(options_, policy_, staging);
     r_.runner_start_s = seconds_since(t);
-    std::string ignored;
-    if (auto e = solution.load(pair_.solution, loader::LoadRequest::Model::Solution, derived_seed(seed_, 100), init, &ignored)) {
-      fail_to_load(*e);
-      return;
+    if (!load_solution(*solution, init)) return;
+    // load_inline's calls found no library: built now, then the solution runs again in a fresh
+    // runner with them staged beside it.
+    const std::optional<std::vector<loader::InlineExtension>> asked = extension_requests(*solution);
+    if (!asked) return;
+    if (!asked->empty()) {
+      std::vector<std::string> built;
+      if (!build_extensions(*asked, &built)) return;
+      t = Clock::now();
+      solution.reset();
+      solution = std::make_unique<Side>(options_, policy_, staging);
+      for (const std::string& file : built) solution->stage(file);
+      r_.runner_start_s += seconds_since(t);
+      if (!load_solution(*solution, init)) return;
+      const auto again = extension_requests(*solution);
+      if (!again) return;
+      if (!again->empty()) {
+        r_.error = "kernelgate could not judge this solution: run again with the libraries it asked for, it asked load_inline for " +
+                   std::to_string(again->size()) + " other extension(s) (first: " + again->front().name +
+                   "): its sources change from one run to the next";
+        return;
+      }
     }
     r_.ran = true;
-    take_state(solution, *state);
+    take_state(*solution, *state);
     std::vector<std::optional<std::vector<at::Tensor>>> outputs;
     std::vector<bool> right;
     for (const Sample& s : samples_) {
       const int passed = r_.passed;
-      outputs.push_back(judge_sample(solution, s));
+      outputs.push_back(judge_sample(*solution, s));
       right.push_back(r_.passed > passed);
     }
     replayed(outputs, right);
     if (options_.timing && r_.failures.empty() && r_.passed == r_.total && !samples_.empty()) {
       t = Clock::now();
-      time_forward(problem, solution, samples_[0]);
+      time_forward(problem, *solution, samples_[0]);
       r_.timing_s = seconds_since(t);
     } else if (!options_.timing) {
       r_.timing_skipped = "timing off (--no-timing)";
@@ -243,11 +268,89 @@ class PairJudge {
                                     : "ModelNew's state_dict does not line up with Model's: both were built under the same seed only");
   }
 
+  bool load_solution(Side& solution, const std::string& init) {
+    std::string ignored;
+    if (auto e = solution.load(pair_.solution, loader::LoadRequest::Model::Solution, derived_seed(seed_, 100), init, &ignored)) {
+      fail_to_load(*e);
+      return false;
+    }
+    return true;
+  }
+
+  // The load_inline calls the solution's load could not satisfy, checked; nullopt (the error
+  // recorded) when its runner does not say them properly.
+  std::optional<std::vector<loader::InlineExtension>> extension_requests(Side& solution) {
+    const CallOutcome o = solution.client().call(model_call(ModelAction::Extensions, 0, {}), 1, policy_.run_call_time_s);
+    const auto tensors = o.kind == CallOutcome::Kind::Ok ? tensors_of(o.returns) : std::nullopt;
+    std::vector<loader::InlineExtension> out;
+    try {
+      if (!tensors || tensors->empty() || tensors->at(0).scalar_type() != at::kLong || tensors->at(0).numel() != 1)
+        throw std::runtime_error("its runner did not list them (" + (o.kind == CallOutcome::Kind::Ok ? std::string("no count") : outcome_text(o)) + ")");
+      const int64_t n = tensors->at(0).item<int64_t>();
+      if (n < 0 || n > static_cast<int64_t>(protocol::kMaxInlineExtensions) ||
+          tensors->size() != 1 + static_cast<size_t>(n) * protocol::kInlineExtensionFields)
+        throw std::runtime_error("its runner listed " + std::to_string(n) + " calls in " + std::to_string(tensors->size()) + " tensors");
+      for (int64_t k = 0; k < n; ++k) {
+        std::vector<std::string> fields;
+        for (size_t f = 0; f < protocol::kInlineExtensionFields; ++f) {
+          const at::Tensor& t = tensors->at(1 + static_cast<size_t>(k) * protocol::kInlineExtensionFields + f);
+          if (t.scalar_type() != at::kByte || t.dim() != 1) throw std::runtime_error("a field that is not bytes");
+          const at::Tensor c = t.contiguous();
+          fields.emplace_back(reinterpret_cast<const char*>(c.data_ptr<uint8_t>()), static_cast<size_t>(c.numel()));
+        }
+        out.push_back(loader::parse_inline_extension(fields));
+      }
+    } catch (const std::exception& e) {
+      if (o.kind == CallOutcome::Kind::ProtocolViolation) harness::violation(r_, Rule::ProtocolViolation, o.message);
+      r_.error = std::string("kernelgate could not read the solution's load_inline calls: ") + e.what();
+      return std::nullopt;
+    }
+    return out;
+  }
+
+  // Each extension built in the compile sandbox (the build cache's, like an op's artifact); false
+  // with the failure recorded (compile_error, its diagnostics in the build log) when one does not.
+  bool build_extensions(const std::vector<loader::InlineExtension>& asked, std::vector<std::string>* built) {
+    loader::BuildOptions bo;
+    bo.work_dir = (fs::absolute(fs::path(options_.out_dir)) / ".builds-kernelbench").string();
+    bo.submission_root = fs::path(pair_.solution).parent_path().string();
+    bo.time_s = policy_.compile_time_s;
+    bo.memory_mb = static_cast<uint64_t>(policy_.compile_memory_mb);
+    bo.cache_artifact_max_bytes = static_cast<uint64_t>(policy_.cache_artifact_mb) << 20;
+    for (const loader::InlineExtension& ext : asked) {
+      const loader::BuildResult b = loader::build_inline_extension(ext, bo);
+      r_.build_s += b.seconds;
+      r_.build_cache_hit = (built->empty() || r_.build_cache_hit) && b.cache_hit;
+      if (!b.cache_rejected.empty()) r_.build_cache_rejected = b.cache_rejected;
+      for (const std::string& n : b.notes) r_.build_notes.push_back("load_inline(" + ext.name + "): " + n);
+      if (!b.ok) {
+        if (b.record.status == sandbox::Status::XX && !b.record.message.empty()) {
+          r_.error = "build sandbox failed: " + b.record.message;
+          return false;
+        }
+        r_.build_log = b.log.substr(0, 8000);
+        Failure f;
+        f.category = Category::CompileError;
+        f.label = "building load_inline(" + ext.name + ")";
+        f.message = "load_inline(" + ext.name + "): " + b.error;
+        r_.failures.push_back(std::move(f));
+        if (std::string evidence = policy::rule_forbidden_library_unlinked(loader::undefined_references(b.log), policy_); !evidence.empty())
+          harness::violation(r_, Rule::ForbiddenLibrary, evidence);
+        return false;
+      }
+      uncached_.push_back(b);
+      built->push_back(b.artifact);
+      if (!harness::inspect_inline_extension(r_, b.artifact, ext.cuda_sources.empty() ? loader::Kind::Cpu : loader::Kind::Cuda, bo, policy_))
+        return false;
+    }
+    return true;
+  }
+
   void fail_to_load(const loader::LoadError& e) {
     if (e.message.find(protocol::kCppExtensionRefused) != std::string::npos) {
       r_.error =
-          "kernelgate cannot judge this solution yet: it builds its kernels with torch.utils.cpp_extension (load_inline), "
-          "which kernelgate does not build for KernelBench solutions yet (docs/kernelbench.md, \"Not yet\"):\n" +
+          "kernelgate cannot judge this solution: it asks torch.utils.cpp_extension for what kernelgate does not build "
+          "(docs/kernelbench.md, \"load_inline\"):\n" +
           e.message;
       return;
     }
@@ -396,6 +499,7 @@ class PairJudge {
   const uint64_t seed_;
   OpResult r_;
   std::vector<Sample> samples_;
+  std::vector<loader::BuildResult> uncached_;  // builds over the cache's size limit, removed once judged
 };
 
 }  // namespace

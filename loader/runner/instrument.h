@@ -28,7 +28,8 @@ uint32_t settle_bool_poison(const std::vector<c10::IValue>& values);
 
 // Dispatcher observer (fallback_to_torch): a global RecordFunction callback, installed before
 // any artifact is loaded, noting the operators dispatched while a call runs: on the calling
-// thread those directly inside the called op, on any other thread the outermost ones.
+// thread those directly inside the called op, and those inside a noted op that is not aten's (a
+// custom op of the kernel's own, load_inline's); on any other thread the outermost ones.
 void observer_install();
 // `called_op`: "kgsub::relu__default" ("" for nvrtc). In self-check (`note_dispatches` false, the
 // called op is "aten::relu" itself) nothing is noted: all that runs is aten's.

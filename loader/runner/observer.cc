@@ -26,6 +26,14 @@ bool g_overflow = false;
 // Per thread: how deep in dispatched operators, and whether the outermost one is the called op.
 thread_local int t_depth = 0;
 thread_local bool t_in_called = false;
+// Per depth: whether the operators started inside the one at that depth are the kernel's own
+// calls, to be noted. Inside the called op, yes; inside one of those, only when it is not aten's
+// (a custom op the kernel registered or built with load_inline: what it dispatches is still the
+// kernel's doing, where an aten operator's own inner calls are PyTorch's).
+constexpr int kMaxNotedDepth = 64;
+thread_local bool t_children_noted[kMaxNotedDepth] = {};
+
+bool is_aten(const char* name) { return std::strncmp(name, "aten::", 6) == 0; }
 
 void note(const char* raw) {
   // Names are whatever reached RecordFunction; the report carries printable ASCII only.
@@ -42,17 +50,22 @@ void note(const char* raw) {
 std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   g_started.fetch_add(1, std::memory_order_relaxed);
   const int depth = t_depth++;
-  if (!g_armed.load(std::memory_order_acquire)) return nullptr;
-  const bool keep = g_note.load(std::memory_order_relaxed);
-  const char* name = fn.name();
-  if (!name) name = "?";
-  if (depth == 0) {
-    t_in_called = std::strncmp(g_called, name, sizeof g_called) == 0;
-    if (t_in_called) g_called_seen.store(true, std::memory_order_relaxed);
-    else if (keep) note(name);
-  } else if (depth == 1 && t_in_called && keep) {
-    note(name);
+  bool children = false;
+  if (g_armed.load(std::memory_order_acquire)) {
+    const bool keep = g_note.load(std::memory_order_relaxed);
+    const char* name = fn.name();
+    if (!name) name = "?";
+    if (depth == 0) {
+      t_in_called = std::strncmp(g_called, name, sizeof g_called) == 0;
+      if (t_in_called) g_called_seen.store(true, std::memory_order_relaxed);
+      else if (keep) note(name);
+      children = t_in_called;
+    } else if (depth < kMaxNotedDepth && t_in_called && t_children_noted[depth - 1]) {
+      if (keep) note(name);
+      children = !is_aten(name);
+    }
   }
+  if (depth < kMaxNotedDepth) t_children_noted[depth] = children;
   return nullptr;
 }
 

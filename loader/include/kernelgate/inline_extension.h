@@ -9,6 +9,7 @@
 #pragma once
 
 #include "kernelgate/loader.h"
+#include "kernelgate/protocol.h"
 
 #include <string>
 #include <vector>
@@ -24,11 +25,9 @@ struct InlineExtension {
   std::vector<std::string> extra_cflags, extra_cuda_cflags, extra_ldflags;
 };
 
-// The fields in the order the runner reports them (one text each: lists joined with '\n', with_cuda
-// "1" or "0").
-inline constexpr size_t kInlineExtensionFields = 8;
-// At most this many calls per source, and this many bytes of sources per call.
-inline constexpr size_t kMaxInlineExtensions = 16;
+// The fields in the order the runner reports them: protocol::kInlineExtensionFields. At most this
+// many bytes in one field.
+using protocol::kInlineExtensionFields;
 inline constexpr size_t kMaxInlineSourceBytes = 4 << 20;
 
 // From the runner's fields; throws std::runtime_error naming the field and the problem (a name

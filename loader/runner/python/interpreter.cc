@@ -1,6 +1,8 @@
 // Starting the python kind's interpreter: see interpreter.h.
 #include "interpreter.h"
 
+#include "inline_extensions.h"
+
 #include "kernelgate/protocol.h"
 #include "py_ref.h"
 
@@ -81,14 +83,80 @@ _kg_take_out_of_reach()
 del _kg_take_out_of_reach
 
 # torch.utils.cpp_extension would compile in the run box (ninja, a compiler, setuptools): in its
-# place a module whose load and load_inline say that kernelgate does not build them there.
+# place a module whose load_inline finds the library kernelgate built for the call, staged beside
+# the source (KG_LOAD_EXTENSION), or records the call for the supervisor to build
+# (KG_REQUEST_EXTENSION, a KernelBench solution's first run) and returns functions that are not
+# there yet; load (source files) and anything kernelgate cannot build refuse with the marker.
 def _kg_cpp_extension():
+    import hashlib
     m = types.ModuleType("torch.utils.cpp_extension")
     marker = KG_CPP_EXTENSION_REFUSED
-    def refused(*args, **kwargs):
-        raise RuntimeError(marker + " load_inline or load extensions in the run sandbox, and "
-                           "kernelgate does not build them for a python source yet (docs/kernelbench.md, \"Not yet\")")
-    m.load_inline = m.load = refused
+    load_built, request = KG_LOAD_EXTENSION, KG_REQUEST_EXTENSION
+    loaded = {}
+    def refuse(what):
+        raise RuntimeError(marker + " " + what + " (docs/kernelbench.md, \"load_inline\")")
+    def text(value, field):
+        if value is None:
+            return ""
+        if isinstance(value, str):
+            return value
+        if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+            return "\n".join(value)
+        raise TypeError("load_inline: " + field + " must be a string or a list of strings")
+    def flags(value, field):
+        return text([value] if isinstance(value, str) else (list(value) if value is not None else None), field)
+    class Extension:
+        def __init__(self, name, ns, functions):
+            self.__name__ = name
+            self._kg_ops = getattr(torch.ops, ns)
+            self._kg_functions = tuple(functions)
+        def __getattr__(self, attr):
+            if attr in self.__dict__.get("_kg_functions", ()):
+                return getattr(self.__dict__["_kg_ops"], attr)
+            raise AttributeError("load_inline extension " + repr(self.__dict__.get("__name__")) + " has no function " + repr(attr))
+    class Pending:
+        def __init__(self, name):
+            self.__name__ = name
+        def __getattr__(self, attr):
+            name = self.__dict__.get("__name__")
+            def not_built(*args, **kwargs):
+                refuse("load_inline extension " + repr(name) + " for its function " + repr(attr) +
+                       " now: kernelgate builds the extensions a source asks for while it is imported and its model built")
+            return not_built
+    def load_inline(name, cpp_sources, cuda_sources=None, functions=None, extra_cflags=None, extra_cuda_cflags=None,
+                    extra_ldflags=None, extra_include_paths=None, build_directory=None, verbose=False, with_cuda=None,
+                    is_python_module=True, with_pytorch_error_handling=True, keep_intermediates=True, use_pch=False, **kwargs):
+        if functions is None:
+            refuse("an extension without functions= (its own PYBIND11_MODULE): kernelgate registers the functions load_inline names")
+        if not is_python_module:
+            refuse("an extension with is_python_module=False")
+        if isinstance(functions, str):
+            functions = [functions]
+        functions = list(functions)
+        if not all(isinstance(f, str) for f in functions):
+            raise TypeError("load_inline: functions must be names (strings)")
+        cuda = text(cuda_sources, "cuda_sources")
+        fields = (str(name), text(cpp_sources, "cpp_sources"), cuda,
+                  "1" if (bool(cuda) if with_cuda is None else with_cuda) else "0", "\n".join(functions),
+                  flags(extra_cflags, "extra_cflags"), flags(extra_cuda_cflags, "extra_cuda_cflags"),
+                  flags(extra_ldflags, "extra_ldflags"))
+        h = hashlib.sha256(b"kgext1\n")
+        for f in fields:
+            b = f.encode("utf-8")
+            h.update(str(len(b)).encode("ascii") + b":" + b)
+        key = h.hexdigest()
+        if key in loaded:
+            return loaded[key]
+        if load_built(key):
+            loaded[key] = Extension(fields[0], "kgext_" + key[:16], functions)
+            return loaded[key]
+        if not request(fields):
+            refuse("load_inline's sources for a BackendBench-layout python kernel yet")
+        return Pending(fields[0])
+    def load(*args, **kwargs):
+        refuse("load()'s source files: it builds load_inline's sources only")
+    m.load_inline = load_inline
+    m.load = load
     m.CUDA_HOME = None
     m.ROCM_HOME = None
     sys.modules[m.__name__] = m
@@ -96,7 +164,7 @@ def _kg_cpp_extension():
     torch.utils.cpp_extension = m
 
 _kg_cpp_extension()
-del _kg_cpp_extension, KG_CPP_EXTENSION_REFUSED
+del _kg_cpp_extension, KG_CPP_EXTENSION_REFUSED, KG_LOAD_EXTENSION, KG_REQUEST_EXTENSION
 )PY";
 
 std::vector<std::wstring> split_path(const char* path) {
@@ -163,6 +231,11 @@ std::string start_interpreter() {
     // Named so that a refusal's traceback says whose code refused.
     PyRef marker = PyRef::steal(PyUnicode_FromString(protocol::kCppExtensionRefused));
     if (globals && marker) PyDict_SetItemString(globals, "KG_CPP_EXTENSION_REFUSED", marker.get());
+    PyRef load = inline_extension_load_function(), request = inline_extension_request_function();
+    if (globals && load && request) {
+      PyDict_SetItemString(globals, "KG_LOAD_EXTENSION", load.get());
+      PyDict_SetItemString(globals, "KG_REQUEST_EXTENSION", request.get());
+    }
     PyRef code = PyRef::steal(Py_CompileString(kPrelude, "<kernelgate>", Py_file_input));
     PyRef done = code && globals ? PyRef::steal(PyEval_EvalCode(code.get(), globals, globals)) : PyRef();
     if (!done) error = "importing torch in the runner failed:\n" + take_exception(3000);

@@ -7,6 +7,7 @@
 
 #include "convert.h"
 #include "dispatch_state.h"
+#include "inline_extensions.h"
 #include "interpreter.h"
 #include "kernelgate/protocol.h"
 #include "module.h"
@@ -116,6 +117,7 @@ class ModelKernel final : public c10::OperatorKernel {
       case ModelAction::Inputs: out = draw_inputs(static_cast<uint64_t>(seed)); break;
       case ModelAction::Forward: out = forward(inputs); break;
       case ModelAction::State: out = solution_ ? take_state(inputs) : state_of(model_.get(), who_); break;
+      case ModelAction::Extensions: out = inline_extension_requests(); break;
       default: throw std::runtime_error("kg-runner: unknown model action " + std::to_string(action));
     }
     if (kept.mode_left_on())
@@ -227,11 +229,14 @@ std::unique_ptr<ModelKernel> load_problem(const std::string& source, const std::
 }
 
 // The solution: ModelNew(*init) under `seed`. The arguments are parsed before the solution's own
-// code runs, so nothing it patches can change them.
-std::unique_ptr<ModelKernel> load_solution(const std::string& source, const std::string& file, uint64_t seed, const std::string& init) {
+// code runs, so nothing it patches can change them. Its load_inline calls find the libraries
+// staged beside it, or are recorded for ModelAction::Extensions.
+std::unique_ptr<ModelKernel> load_solution(const std::string& source_path, const std::string& source, const std::string& file, uint64_t seed,
+                                           const std::string& init) {
   PyRef init_list = literal_from(init);
   PyRef args = PyRef::steal(PySequence_Tuple(init_list.get()));
   if (!args) raise_python("out of memory");
+  set_inline_extension_source(source_path, true);
   PyRef globals = execute_module(source, file, "kg_solution");
   PyRef model_class = defined(globals.get(), "ModelNew", file, "the solution, a torch.nn.Module with Model's constructor arguments");
   manual_seed(seed);
@@ -252,7 +257,7 @@ int plugin_load_model(const char* source_path, const char* registered, int solut
     const std::string file = shown_name(source_path);
     std::string said;
     Gil gil;
-    std::unique_ptr<ModelKernel> kernel = solution ? load_solution(source, file, seed, init) : load_problem(source, file, seed, &said);
+    std::unique_ptr<ModelKernel> kernel = solution ? load_solution(source_path, source, file, seed, init) : load_problem(source, file, seed, &said);
     if (said.size() >= init_out_size)
       throw std::runtime_error(file + ": get_init_inputs()'s arguments take " + std::to_string(said.size()) + " bytes written out, over " +
                                std::to_string(init_out_size - 1));

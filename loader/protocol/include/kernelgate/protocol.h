@@ -10,6 +10,7 @@
 // supervisor decodes the output region as hostile bytes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace kg::protocol {
@@ -25,7 +26,8 @@ constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 // 8: ArtifactKind::PythonProblem and PythonSolution (KernelBench's Model and ModelNew), LoadMsg
 //    model_seed and model_init, a problem's LoadResult message on success, PrepareMsg flags
 //    (kPrepareStartPython).
-constexpr uint32_t kVersion = 8;
+// 9: ModelAction::Extensions (load_inline's calls a solution's first runner could not satisfy).
+constexpr uint32_t kVersion = 9;
 constexpr int kRunnerFd = 3;
 
 enum class MsgType : uint32_t {
@@ -75,7 +77,13 @@ enum class ModelAction : int64_t {
   Forward = 1,  // both: model(*inputs), under no_grad; its tensor or tuple of tensors as a list
   State = 2,    // problem: the state_dict's tensors in order; solution: those copied into its own
                 // state_dict when every count, shape and dtype agrees (returns [1]), else nothing (returns [0])
+  Extensions = 3,  // solution: the load_inline calls that found no built library (kernelgate/inline_extension.h):
+                   // an int64 count, then kInlineExtensionFields uint8 tensors (UTF-8 text) per call
 };
+// load_inline's call as the runner reports it: name, cpp_sources, cuda_sources, with_cuda ("1"/"0"),
+// functions, extra_cflags, extra_cuda_cflags, extra_ldflags (lists joined with '\n').
+inline constexpr size_t kInlineExtensionFields = 8;
+inline constexpr size_t kMaxInlineExtensions = 16;  // calls recorded per source
 enum class DeviceKind : uint32_t { Cpu = 0, Cuda0 = 1 };
 
 // What the runner saw around the calls (evidence; the supervisor decides what it means).
