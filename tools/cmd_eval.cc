@@ -291,8 +291,9 @@ int kernelbench_pairs(const char* cmd, const char* usage, EvalCli* cli) {
     return usage_error(cmd, usage,
                        "--problem takes no submission directory, --self-check, --batch, --shard, --resume, --devices, --ops, --suite "
                        "or --junit beside it");
-  if (cli->device != "cpu" && cli->device != "auto") return usage_error(cmd, usage, "--problem judges on the CPU for now (--device cpu)");
-  opt.device = kg::names::Device::Cpu;
+  if (cli->device == "auto") opt.device = kg::harness::auto_device();
+  else if (const auto device = kg::names::try_parse_device(cli->device)) opt.device = *device;
+  else return usage_error(cmd, usage, "--device must be cpu, cuda or auto");
   try {
     cli->pairs = kg::kernelbench::pairs(cli->problem, cli->solution, &cli->left_out);
   } catch (const std::exception& e) { return usage_error(cmd, usage, e.what()); }

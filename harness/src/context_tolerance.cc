@@ -3,6 +3,8 @@
 // on the same sample. An ill-conditioned sample (eager itself far from the exact result) then does
 // not fail an honest kernel that rounds differently, and a well-conditioned one does not let a
 // biased kernel through under a loose atol/rtol.
+#include "kernelgate/context_tolerance.h"
+
 #include "cheats.h"
 #include "op_evaluation.h"
 
@@ -51,3 +53,21 @@ std::optional<ContextJudgement> judge_in_context(const OpState& op, const Judged
 }
 
 }  // namespace kg::harness::evaluation
+
+namespace kg::harness {
+
+std::optional<OutputsInContext> judge_outputs_in_context(const std::vector<c10::IValue>& eager, const std::vector<c10::IValue>& candidate,
+                                                         const std::vector<c10::IValue>& exact, double factor, double floor_units) {
+  if (factor <= 0 || eager.size() != exact.size() || candidate.size() != exact.size() || exact_values(eager))
+    return std::nullopt;
+  const std::optional<ErrorVsTruth> cand = error_vs_truth(candidate, exact), own = error_vs_truth(eager, exact);
+  if (!cand || !own || !std::isfinite(own->max_abs)) return std::nullopt;
+  OutputsInContext c;
+  c.eager_error = own->max_abs;
+  c.candidate_error = cand->max_abs;
+  c.allowed = std::max(factor * own->max_abs, floor_units * own->floor);
+  c.passes = std::isfinite(cand->max_abs) && cand->max_abs <= c.allowed;
+  return c;
+}
+
+}  // namespace kg::harness

@@ -44,7 +44,7 @@ std::string Runner::start_python() {
   const KgPythonPlugin* plugin = entry ? entry() : nullptr;
   if (!plugin || plugin->version != kKgPythonPluginVersion) return path + ": not the plugin this kg-runner was built with";
   char message[2048] = {};
-  if (plugin->start(message, sizeof message) != 0) return std::string("cannot start the python interpreter: ") + message;
+  if (plugin->start(cuda_ ? 1 : 0, message, sizeof message) != 0) return std::string("cannot start the python interpreter: ") + message;
   python_ = plugin;
   return "";
 }
@@ -67,7 +67,7 @@ std::string Runner::load_python_model(const std::string& path, const std::string
   if (!python_) return "the python interpreter was not started";
   char said[sizeof(protocol::LoadMsg::model_init)] = {};
   char message[sizeof(protocol::LoadResultMsg::message)] = {};
-  if (python_->load_model(path.c_str(), name.c_str(), solution ? 1 : 0, static_cast<unsigned long long>(seed), init.c_str(), said,
+  if (python_->load_model(path.c_str(), name.c_str(), solution ? 1 : 0, static_cast<unsigned long long>(seed), init.c_str(), cuda_ ? 1 : 0, said,
                           sizeof said, message, sizeof message) != 0)
     return message;
   *init_out = said;

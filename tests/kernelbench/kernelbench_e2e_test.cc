@@ -143,14 +143,48 @@ TEST_F(KernelBenchE2E, ASolutionThatDoesNotCompileIsACompileError) {
   EXPECT_NE(r.op["failures"][0].dump().find("SyntaxError"), std::string::npos) << r.op.dump(1);
 }
 
-// load_inline is kernelgate's limit for now: the pair's error says so, the solution never fails for it.
-TEST_F(KernelBenchE2E, LoadInlineIsKernelgatesLimitNotTheSolutionsFailure) {
+// load_inline's sources are built by kernelgate (its compile sandbox, the cpu kind here) and the
+// solution is judged with them: an honest C++ ReLU passes, and the build is named in the notes.
+TEST_F(KernelBenchE2E, LoadInlineSourcesAreBuiltAndTheSolutionJudgedWithThem) {
   const char* solution = R"(# relu through load_inline (cpp_sources only), as KernelBench's solutions are written
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
-cpp = "torch::Tensor relu(torch::Tensor x) { return x.clamp_min(0); }"
-ext = load_inline(name="relu_ext", cpp_sources=cpp, functions=["relu"])
+cpp = """
+torch::Tensor relu(torch::Tensor x) {
+  auto xc = x.contiguous();
+  auto out = torch::empty_like(xc);
+  const float* in = xc.data_ptr<float>();
+  float* o = out.data_ptr<float>();
+  for (int64_t i = 0; i < xc.numel(); ++i) o[i] = in[i] > 0.f ? in[i] : 0.f;
+  return out;
+}
+"""
+ext = load_inline(name="relu_ext", cpp_sources=cpp, functions=["relu"], extra_cflags=["-O3", "-fopenmp"])
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return ext.relu(x)
+)";
+  const EvalRun r = eval(kReluProblem, solution);
+  EXPECT_EQ(r.exit_code, 0) << r.log;
+  EXPECT_EQ(r.op.value("verdict", ""), "pass") << r.op.dump(1);
+  EXPECT_TRUE(r.op["violations"].empty()) << r.op.dump(1);
+  const std::string notes = r.op["build_notes"].dump();
+  EXPECT_NE(notes.find("load_inline(relu_ext): load_inline flags not applied: -fopenmp"), std::string::npos) << notes;
+}
+
+// What kernelgate does not build stays its own limit: the pair's error says so, and the solution
+// never fails for it (an extension that brings its own PYBIND11_MODULE instead of functions=).
+TEST_F(KernelBenchE2E, LoadInlineWithoutFunctionsIsKernelgatesLimitNotTheSolutionsFailure) {
+  const char* solution = R"(# relu through load_inline with its own bindings
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+cpp = """
+torch::Tensor relu(torch::Tensor x) { return x; }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("relu", &relu); }
+"""
+ext = load_inline(name="relu_ext", cpp_sources=cpp)
 class ModelNew(nn.Module):
     def forward(self, x):
         return ext.relu(x)
@@ -158,8 +192,29 @@ class ModelNew(nn.Module):
   const EvalRun r = eval(kReluProblem, solution);
   EXPECT_EQ(r.exit_code, 1) << r.log;
   EXPECT_EQ(r.op.value("verdict", ""), "error") << r.op.dump(1);
-  EXPECT_NE(r.op.value("error", "").find("kernelgate cannot judge this solution yet"), std::string::npos) << r.op.dump(1);
+  EXPECT_NE(r.op.value("error", "").find("kernelgate cannot judge this solution"), std::string::npos) << r.op.dump(1);
+  EXPECT_NE(r.op.value("error", "").find("without functions="), std::string::npos) << r.op.dump(1);
   EXPECT_TRUE(r.op["failures"].empty()) << r.op.dump(1);
+}
+
+// Sources that change between the run that asked for them and the run that uses them cannot be
+// judged as what was built: the pair is an error naming why, never a pass.
+TEST_F(KernelBenchE2E, LoadInlineSourcesThatChangeBetweenRunsAreAnError) {
+  const char* solution = R"(# the extension's name differs in every process
+import os
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+cpp = "torch::Tensor relu(torch::Tensor x) { return x; }"
+ext = load_inline(name="relu_" + os.urandom(4).hex(), cpp_sources=cpp, functions=["relu"])
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return ext.relu(x)
+)";
+  const EvalRun r = eval(kReluProblem, solution);
+  EXPECT_EQ(r.exit_code, 1) << r.log;
+  EXPECT_EQ(r.op.value("verdict", ""), "error") << r.op.dump(1);
+  EXPECT_NE(r.op.value("error", "").find("its sources change from one run to the next"), std::string::npos) << r.op.dump(1);
 }
 
 // ModelNew draws its parameters in another order (a throwaway randn first): under the same seed

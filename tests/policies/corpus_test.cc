@@ -17,6 +17,9 @@
 // tests/buggy-kernelbench/ and tests/exploits-kernelbench/, each entry a solution.py judged by
 // `kernelgate eval --problem` against the problem of tests/kernelbench-problems/ its expect.toml
 // names (`problem`), as LegitCorpus, BuggyCorpus and PythonExploitCorpus are.
+// KernelBenchCudaLegitCorpus, KernelBenchCudaExploitCorpus: tests/legit-kernelbench-cuda/ and
+// tests/exploits-kernelbench-cuda/, solutions with load_inline cuda_sources, judged on cuda:0
+// where there is a GPU (without one only the exploits kernelgate catches in the built library).
 // PythonExploitCorpus: every directory of tests/exploits-python/ ends as its expect.toml says, by
 // any of: `rule` (a violation of it, exit 1) with `evidence_contains` (text in its evidence);
 // `category` (a failure of it, exit 1) with `message_contains`; `verdict = "pass"` (the attempt
@@ -53,14 +56,16 @@ namespace {
 enum class Judged { Caught, Passes, FailsHonestly, AsExpectSays };
 
 // The build kind a corpus's sources are written for, and so their file extension.
-enum class Lang { Cpu, Cuda, Python, KernelBench };
+enum class Lang { Cpu, Cuda, Python, KernelBench, KernelBenchCuda };
 
 // One corpus: its folder under tests/ (also the name of its output folder) and how it is judged.
 struct Corpus {
   std::string kind;
   Judged judged;
   Lang lang;
-  bool cuda() const { return lang == Lang::Cuda; }
+  bool cuda() const { return lang == Lang::Cuda || lang == Lang::KernelBenchCuda; }
+  bool kernelbench() const { return lang == Lang::KernelBench || lang == Lang::KernelBenchCuda; }
+  bool python() const { return lang == Lang::Python || kernelbench(); }
   bool exploit() const { return judged == Judged::Caught || judged == Judged::AsExpectSays; }
   std::string root() const { return KG_CORPUS_DIR "/" + kind; }
 };
@@ -71,7 +76,9 @@ const Corpus kExploitCorpus{"exploits", Judged::Caught, Lang::Cpu}, kLegitCorpus
     kPythonExploitCorpus{"exploits-python", Judged::AsExpectSays, Lang::Python},
     kKernelBenchLegitCorpus{"legit-kernelbench", Judged::Passes, Lang::KernelBench},
     kKernelBenchBuggyCorpus{"buggy-kernelbench", Judged::FailsHonestly, Lang::KernelBench},
-    kKernelBenchExploitCorpus{"exploits-kernelbench", Judged::AsExpectSays, Lang::KernelBench};
+    kKernelBenchExploitCorpus{"exploits-kernelbench", Judged::AsExpectSays, Lang::KernelBench},
+    kKernelBenchCudaLegitCorpus{"legit-kernelbench-cuda", Judged::Passes, Lang::KernelBenchCuda},
+    kKernelBenchCudaExploitCorpus{"exploits-kernelbench-cuda", Judged::AsExpectSays, Lang::KernelBenchCuda};
 
 // The cuda corpora launch only where the NVIDIA driver is present (tools/gpu-check runs them).
 bool have_gpu() {
@@ -158,7 +165,7 @@ Outcome evaluate(const Corpus& c, const std::string& name, const std::string& di
   fs::remove_all(out, ec);
   fs::create_directories(out, ec);
   const std::string log = out + "/kernelgate.log";
-  const std::string what = c.lang == Lang::KernelBench
+  const std::string what = c.kernelbench()
                                ? "--problem '" KG_CORPUS_DIR "/kernelbench-problems/" + e.problem + "' '" + dir + "/solution.py'"
                                : "'" + dir + "'";
   const std::string cmd = "'" KG_BINARY "' eval " + what + " --seed 1 " + extra + " --out '" + out + "' > '" + log + "' 2>&1";
@@ -210,15 +217,15 @@ std::string describe(const Corpus& c, const std::string& name, const Expect& e) 
   switch (c.judged) {
     case Judged::AsExpectSays:
     case Judged::Caught:
-      return std::string(c.cuda()                      ? "cuda exploit "
+      return std::string(c.kernelbench()              ? "KernelBench exploit "
+                         : c.cuda()                    ? "cuda exploit "
                          : c.lang == Lang::Python      ? "python exploit "
-                         : c.lang == Lang::KernelBench ? "KernelBench exploit "
                                                        : "exploit ") +
              name + " (expected rule " + e.rule + ", detected_by " + e.detected_by + ": " + e.why + ")";
     case Judged::Passes:
-      return std::string(c.cuda()                      ? "legit cuda kernel "
+      return std::string(c.kernelbench()              ? "legit KernelBench solution "
+                         : c.cuda()                    ? "legit cuda kernel "
                          : c.lang == Lang::Python      ? "legit python kernel "
-                         : c.lang == Lang::KernelBench ? "legit KernelBench solution "
                                                        : "legit kernel ") +
              name;
     case Judged::FailsHonestly: return "buggy kernel " + name + " (expected category " + e.category + ": " + e.why + ")";
@@ -241,7 +248,7 @@ void check_outcome(const Corpus& c, const Expect& e, const Outcome& o, const std
       EXPECT_EQ(o.exit_code, 0) << context;
       EXPECT_TRUE(o.violations.empty()) << context;
       EXPECT_EQ(o.verdicts, std::set<std::string>{"pass"}) << context;
-      if (c.lang == Lang::Python || c.lang == Lang::KernelBench) EXPECT_EQ(o.kinds, std::set<std::string>{"python"}) << context;
+      if (c.python()) EXPECT_EQ(o.kinds, std::set<std::string>{"python"}) << context;
       break;
     case Judged::AsExpectSays: {
       EXPECT_FALSE(o.verdicts.empty()) << context;
@@ -282,7 +289,7 @@ void check_entry(const Corpus& c, const std::string& name) {
   const std::string dir = c.root() + "/" + name;
   const Expect e = read_expect(dir);
   if (!e.known_gap.empty()) GTEST_SKIP() << "known gap, not caught yet (" << e.rule << "): " << e.known_gap;
-  if (c.lang == Lang::Python || c.lang == Lang::KernelBench) {
+  if (c.python()) {
     if (const std::string missing = python_kind_missing(); !missing.empty())
       GTEST_SKIP() << "the python kind is unavailable (" << missing << ")";
   }
@@ -309,6 +316,8 @@ class PythonExploitCorpus : public ::testing::TestWithParam<std::string> {};
 class KernelBenchLegitCorpus : public ::testing::TestWithParam<std::string> {};
 class KernelBenchBuggyCorpus : public ::testing::TestWithParam<std::string> {};
 class KernelBenchExploitCorpus : public ::testing::TestWithParam<std::string> {};
+class KernelBenchCudaLegitCorpus : public ::testing::TestWithParam<std::string> {};
+class KernelBenchCudaExploitCorpus : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ExploitCorpus, CaughtByItsRule) { check_entry(kExploitCorpus, GetParam()); }
 TEST_P(LegitCorpus, PassesWithNoViolation) { check_entry(kLegitCorpus, GetParam()); }
@@ -320,6 +329,8 @@ TEST_P(PythonExploitCorpus, EndsAsItsExpectSays) { check_entry(kPythonExploitCor
 TEST_P(KernelBenchLegitCorpus, PassesWithNoViolation) { check_entry(kKernelBenchLegitCorpus, GetParam()); }
 TEST_P(KernelBenchBuggyCorpus, FailsWithItsCategoryAndNoViolation) { check_entry(kKernelBenchBuggyCorpus, GetParam()); }
 TEST_P(KernelBenchExploitCorpus, EndsAsItsExpectSays) { check_entry(kKernelBenchExploitCorpus, GetParam()); }
+TEST_P(KernelBenchCudaLegitCorpus, PassesWithNoViolation) { check_entry(kKernelBenchCudaLegitCorpus, GetParam()); }
+TEST_P(KernelBenchCudaExploitCorpus, EndsAsItsExpectSays) { check_entry(kKernelBenchCudaExploitCorpus, GetParam()); }
 
 std::string param_name(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
 
@@ -333,6 +344,8 @@ INSTANTIATE_TEST_SUITE_P(Dirs, PythonExploitCorpus, ::testing::ValuesIn(corpus(k
 INSTANTIATE_TEST_SUITE_P(Dirs, KernelBenchLegitCorpus, ::testing::ValuesIn(corpus(kKernelBenchLegitCorpus)), param_name);
 INSTANTIATE_TEST_SUITE_P(Dirs, KernelBenchBuggyCorpus, ::testing::ValuesIn(corpus(kKernelBenchBuggyCorpus)), param_name);
 INSTANTIATE_TEST_SUITE_P(Dirs, KernelBenchExploitCorpus, ::testing::ValuesIn(corpus(kKernelBenchExploitCorpus)), param_name);
+INSTANTIATE_TEST_SUITE_P(Dirs, KernelBenchCudaLegitCorpus, ::testing::ValuesIn(corpus(kKernelBenchCudaLegitCorpus)), param_name);
+INSTANTIATE_TEST_SUITE_P(Dirs, KernelBenchCudaExploitCorpus, ::testing::ValuesIn(corpus(kKernelBenchCudaExploitCorpus)), param_name);
 
 // An entry's expect.toml: exploits name a known rule and how it is detected, legit entries an
 // empty rule, buggy entries no rule but a known failure category that is not also a rule
@@ -373,7 +386,7 @@ void check_expect(const Corpus& c, const std::string& dir, const Expect& e, std:
 // python corpora one or more `<folder>_implementation*.py`, BackendBench's `_v1` suffixes
 // included) that starts with a comment; a buggy entry's comment starts `// BUG (<category>)`.
 void check_sources(const Corpus& c, const std::string& dir, const Expect& e) {
-  if (c.lang == Lang::KernelBench) {
+  if (c.kernelbench()) {
     // The problem it names (the reference) and solution.py (the candidate), each opening with a comment.
     EXPECT_FALSE(e.problem.empty()) << dir << ": expect.toml names no problem";
     for (const std::string& src : {KG_CORPUS_DIR "/kernelbench-problems/" + e.problem, dir + "/solution.py"}) {
@@ -424,19 +437,22 @@ TEST(CorpusLayout, SizesRulesAndHeaders) {
   EXPECT_GE(corpus(kKernelBenchLegitCorpus).size(), 6u);
   EXPECT_GE(corpus(kKernelBenchBuggyCorpus).size(), 3u);
   EXPECT_GE(corpus(kKernelBenchExploitCorpus).size(), 10u);
+  EXPECT_GE(corpus(kKernelBenchCudaLegitCorpus).size(), 2u);
+  EXPECT_GE(corpus(kKernelBenchCudaExploitCorpus).size(), 2u);
   std::set<std::string> covered, covered_cuda, covered_python;
   std::set<std::string> covered_kernelbench;
   for (const Corpus* c : {&kExploitCorpus, &kLegitCorpus, &kBuggyCorpus, &kCudaExploitCorpus, &kCudaLegitCorpus, &kPythonLegitCorpus,
-                          &kPythonExploitCorpus, &kKernelBenchLegitCorpus, &kKernelBenchBuggyCorpus, &kKernelBenchExploitCorpus}) {
+                          &kPythonExploitCorpus, &kKernelBenchLegitCorpus, &kKernelBenchBuggyCorpus, &kKernelBenchExploitCorpus,
+                          &kKernelBenchCudaLegitCorpus, &kKernelBenchCudaExploitCorpus}) {
     for (const auto& n : corpus(*c)) {
       const std::string dir = c->root() + "/" + n;
       ASSERT_TRUE(fs::exists(dir + "/expect.toml")) << dir;
       const Expect e = read_expect(dir);
       check_expect(*c, dir, e,
-                   c->cuda()                      ? &covered_cuda
-                   : c->lang == Lang::Python      ? &covered_python
-                   : c->lang == Lang::KernelBench ? &covered_kernelbench
-                                                  : &covered);
+                   c->kernelbench()          ? &covered_kernelbench
+                   : c->cuda()               ? &covered_cuda
+                   : c->lang == Lang::Python ? &covered_python
+                                             : &covered);
       check_sources(*c, dir, e);
     }
   }

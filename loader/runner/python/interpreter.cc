@@ -220,7 +220,7 @@ std::string initialise() {
 
 }  // namespace
 
-std::string start_interpreter() {
+std::string start_interpreter(bool cuda) {
   if (Py_IsInitialized()) return "";
   install_audit_hook();
   if (std::string err = initialise(); !err.empty()) return err;
@@ -239,6 +239,10 @@ std::string start_interpreter() {
     PyRef code = PyRef::steal(Py_CompileString(kPrelude, "<kernelgate>", Py_file_input));
     PyRef done = code && globals ? PyRef::steal(PyEval_EvalCode(code.get(), globals, globals)) : PyRef();
     if (!done) error = "importing torch in the runner failed:\n" + take_exception(3000);
+    if (done && cuda) {
+      PyRef init = PyRef::steal(PyRun_String("torch.cuda.init()\n", Py_file_input, globals, globals));
+      if (!init) error = "torch.cuda.init() failed in the runner:\n" + take_exception(3000);
+    }
   }
   arm_audit_hook();
   PyEval_SaveThread();  // the GIL is taken again per call (py_ref.h's Gil)

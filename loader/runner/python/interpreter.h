@@ -9,8 +9,9 @@ namespace kg::runner::python {
 // libtorch's `torch` package: no site, no .pth files, no user or environment settings, no bytecode
 // written), imports torch and the modules kernels commonly use, takes the functions that would
 // switch the runner's dispatcher observer off out of reach, and installs the audit hook
-// (audit_hook.cc). Returns with the GIL released; "" or why not.
-std::string start_interpreter();
+// (audit_hook.cc). With `cuda`, torch.cuda is initialised too (cuda:0 is set up by then), so that
+// nothing of its start-up runs once the source does. Returns with the GIL released; "" or why not.
+std::string start_interpreter(bool cuda);
 
 // The pending Python exception as text (its traceback, formatted by Python's traceback module),
 // sanitised and cut to `cap` bytes keeping its end (the innermost frames and the message); the

@@ -22,9 +22,9 @@ void copy_error(const std::string& e, char* error, size_t size) {
   error[s.size()] = 0;
 }
 
-int plugin_start(char* error, size_t size) {
+int plugin_start(int cuda, char* error, size_t size) {
   try {
-    const std::string e = start_interpreter();
+    const std::string e = start_interpreter(cuda != 0);
     if (e.empty()) return 0;
     copy_error(e, error, size);
   } catch (const std::exception& e) { copy_error(e.what(), error, size); }

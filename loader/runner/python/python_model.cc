@@ -118,6 +118,7 @@ class ModelKernel final : public c10::OperatorKernel {
       case ModelAction::Forward: out = forward(inputs); break;
       case ModelAction::State: out = solution_ ? take_state(inputs) : state_of(model_.get(), who_); break;
       case ModelAction::Extensions: out = inline_extension_requests(); break;
+      case ModelAction::Forward64: out = forward64(inputs); break;
       default: throw std::runtime_error("kg-runner: unknown model action " + std::to_string(action));
     }
     if (kept.mode_left_on())
@@ -150,6 +151,35 @@ class ModelKernel final : public c10::OperatorKernel {
     return tensors_of(out.get(), who_ + ".forward's return");
   }
 
+  // Model in float64: a deep copy made once (its parameters and buffers upcast), called on the
+  // inputs with their floating tensors upcast.
+  std::vector<at::Tensor> forward64(const c10::IValue& inputs) {
+    if (solution_) throw std::runtime_error("kg-runner: a solution has no float64 forward");
+    if (!model64_) {
+      PyRef copy = PyRef::steal(PyImport_ImportModule("copy"));
+      if (!copy) raise_python("cannot import copy");
+      PyRef twin = PyRef::steal(PyObject_CallMethod(copy.get(), "deepcopy", "O", model_.get()));
+      if (!twin) raise_python("copy.deepcopy(Model) raised");
+      PyRef wide = PyRef::steal(PyObject_CallMethod(twin.get(), "double", nullptr));
+      if (!wide) raise_python("Model.double() raised");
+      model64_ = std::move(wide);
+    }
+    std::vector<c10::IValue> wide;
+    for (const c10::IValue& v : inputs.toListRef()) {
+      const at::Tensor& t = v.toTensor();
+      wide.emplace_back(t.is_floating_point() ? t.to(at::kDouble) : t);
+    }
+    c10::List<at::Tensor> list;
+    for (const auto& v : wide) list.push_back(v.toTensor());
+    std::swap(model_, model64_);
+    struct SwapBack {
+      PyRef& a;
+      PyRef& b;
+      ~SwapBack() { std::swap(a, b); }
+    } back{model_, model64_};
+    return forward(c10::IValue(std::move(list)));
+  }
+
   // The reference's state copied over the solution's own, when every tensor lines up.
   std::vector<at::Tensor> take_state(const c10::IValue& given) {
     const std::vector<at::Tensor> mine = state_of(model_.get(), who_);
@@ -166,7 +196,7 @@ class ModelKernel final : public c10::OperatorKernel {
     return {at::full({1}, same ? 1 : 0, at::kLong)};
   }
 
-  PyRef model_, get_inputs_;
+  PyRef model_, get_inputs_, model64_;
   bool solution_;
   std::string who_;
 };
@@ -200,6 +230,14 @@ PyRef literal_from(const std::string& init) {
   return out;
 }
 
+// The model moved to cuda:0 when the pair is judged there (KernelBench's `.cuda()`), else as built.
+PyRef on_device(PyRef model, bool cuda, const std::string& who) {
+  if (!cuda) return model;
+  PyRef moved = PyRef::steal(PyObject_CallMethod(model.get(), "cuda", nullptr));
+  if (!moved) raise_python(who + ".cuda() raised");
+  return moved;
+}
+
 void register_model(std::unique_ptr<ModelKernel> kernel, const std::string& registered) {
   const size_t sep = registered.find("::");
   if (sep == std::string::npos) throw std::runtime_error("bad registered name " + registered);
@@ -210,7 +248,7 @@ void register_model(std::unique_ptr<ModelKernel> kernel, const std::string& regi
 }
 
 // The problem: Model(*get_init_inputs()) under `seed`; its arguments' literal into `init_out`.
-std::unique_ptr<ModelKernel> load_problem(const std::string& source, const std::string& file, uint64_t seed, std::string* init_out) {
+std::unique_ptr<ModelKernel> load_problem(const std::string& source, const std::string& file, uint64_t seed, std::string* init_out, bool cuda) {
   PyRef globals = execute_module(source, file, "kg_problem");
   PyRef model_class = defined(globals.get(), "Model", file, "the reference, a torch.nn.Module");
   PyRef get_inputs = defined(globals.get(), "get_inputs", file, "the function that makes the inputs");
@@ -224,7 +262,7 @@ std::unique_ptr<ModelKernel> load_problem(const std::string& source, const std::
   PyRef args = PyRef::steal(PySequence_Tuple(init_list.get()));
   if (!args) raise_python("out of memory");
   manual_seed(seed);
-  PyRef model = call_checked(model_class.get(), args.get(), "Model(*get_init_inputs())");
+  PyRef model = on_device(call_checked(model_class.get(), args.get(), "Model(*get_init_inputs())"), cuda, "Model");
   return std::make_unique<ModelKernel>(std::move(model), std::move(get_inputs), false);
 }
 
@@ -232,7 +270,7 @@ std::unique_ptr<ModelKernel> load_problem(const std::string& source, const std::
 // code runs, so nothing it patches can change them. Its load_inline calls find the libraries
 // staged beside it, or are recorded for ModelAction::Extensions.
 std::unique_ptr<ModelKernel> load_solution(const std::string& source_path, const std::string& source, const std::string& file, uint64_t seed,
-                                           const std::string& init) {
+                                           const std::string& init, bool cuda) {
   PyRef init_list = literal_from(init);
   PyRef args = PyRef::steal(PySequence_Tuple(init_list.get()));
   if (!args) raise_python("out of memory");
@@ -240,13 +278,13 @@ std::unique_ptr<ModelKernel> load_solution(const std::string& source_path, const
   PyRef globals = execute_module(source, file, "kg_solution");
   PyRef model_class = defined(globals.get(), "ModelNew", file, "the solution, a torch.nn.Module with Model's constructor arguments");
   manual_seed(seed);
-  PyRef model = call_checked(model_class.get(), args.get(), "ModelNew(*get_init_inputs())");
+  PyRef model = on_device(call_checked(model_class.get(), args.get(), "ModelNew(*get_init_inputs())"), cuda, "ModelNew");
   return std::make_unique<ModelKernel>(std::move(model), PyRef(), true);
 }
 
 }  // namespace
 
-int plugin_load_model(const char* source_path, const char* registered, int solution, unsigned long long seed, const char* init,
+int plugin_load_model(const char* source_path, const char* registered, int solution, unsigned long long seed, const char* init, int cuda,
                       char* init_out, size_t init_out_size, char* error, size_t error_size) {
   if (!Py_IsInitialized()) {
     copy_error("the interpreter was not started", error, error_size);
@@ -257,7 +295,8 @@ int plugin_load_model(const char* source_path, const char* registered, int solut
     const std::string file = shown_name(source_path);
     std::string said;
     Gil gil;
-    std::unique_ptr<ModelKernel> kernel = solution ? load_solution(source_path, source, file, seed, init) : load_problem(source, file, seed, &said);
+    std::unique_ptr<ModelKernel> kernel =
+        solution ? load_solution(source_path, source, file, seed, init, cuda != 0) : load_problem(source, file, seed, &said, cuda != 0);
     if (said.size() >= init_out_size)
       throw std::runtime_error(file + ": get_init_inputs()'s arguments take " + std::to_string(said.size()) + " bytes written out, over " +
                                std::to_string(init_out_size - 1));

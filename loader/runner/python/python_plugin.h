@@ -11,8 +11,9 @@ extern "C" {
 struct KgPythonPlugin {
   unsigned version;  // kKgPythonPluginVersion
   // Before the runner's filter tightens: the interpreter, `import torch` and the modules kernels
-  // commonly use, the audit hook. 0 on success, else why not in `error`.
-  int (*start)(char* error, size_t error_size);
+  // commonly use, the audit hook; with `cuda` (the runner set cuda:0 up) torch.cuda's own
+  // initialisation too. 0 on success, else why not in `error`.
+  int (*start)(int cuda, char* error, size_t error_size);
   // After it tightened: executes the source at `source_path` in a fresh module, finds the first of
   // `entries` it defines, and registers it as the dispatcher op `registered` ("kgsub::relu__default",
   // overload "") with the schema of the aten overload (`aten_name`, `aten_overload`). 0 on success,
@@ -22,9 +23,10 @@ struct KgPythonPlugin {
   // After it tightened: a KernelBench file. `solution` 0: a problem file (Model, get_inputs,
   // get_init_inputs): get_init_inputs() and Model(*them) under `seed`, the arguments written to
   // `init_out` as a Python literal. `solution` 1: ModelNew(*init) under `seed`, `init` being that
-  // literal. Either is registered as the op `registered` with protocol::kModelSchemaArguments.
+  // literal. With `cuda` the model is then moved to cuda:0 (`.cuda()`, as KernelBench's evaluation
+  // does). Either is registered as the op `registered` with protocol::kModelSchemaArguments.
   // 0 on success, else why not in `error`.
-  int (*load_model)(const char* source_path, const char* registered, int solution, unsigned long long seed, const char* init,
+  int (*load_model)(const char* source_path, const char* registered, int solution, unsigned long long seed, const char* init, int cuda,
                     char* init_out, size_t init_out_size, char* error, size_t error_size);
 };
 
@@ -32,5 +34,5 @@ struct KgPythonPlugin {
 const KgPythonPlugin* kg_python_plugin();
 }
 
-inline constexpr unsigned kKgPythonPluginVersion = 2;
+inline constexpr unsigned kKgPythonPluginVersion = 3;
 inline constexpr const char* kKgPythonPluginFile = "libkg_runner_python.so";

@@ -1,4 +1,4 @@
-# BUGGY: a typo in the C++ source (outt): it does not compile.
+# BUG (compile_error): a typo in the C++ source (outt): it does not compile.
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline

@@ -1,4 +1,4 @@
-# BUGGY: the k loop stops one short, through load_inline.
+# BUG (value_mismatch): the k loop stops one short, through load_inline.
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline

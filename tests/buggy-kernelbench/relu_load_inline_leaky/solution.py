@@ -1,4 +1,4 @@
-# BUGGY: a leaky ReLU where ReLU was asked for, through load_inline.
+# BUG (value_mismatch): a leaky ReLU where ReLU was asked for, through load_inline.
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline

@@ -26,7 +26,8 @@ constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 // 8: ArtifactKind::PythonProblem and PythonSolution (KernelBench's Model and ModelNew), LoadMsg
 //    model_seed and model_init, a problem's LoadResult message on success, PrepareMsg flags
 //    (kPrepareStartPython).
-// 9: ModelAction::Extensions (load_inline's calls a solution's first runner could not satisfy).
+// 9: ModelAction::Extensions (load_inline's calls a solution's first runner could not satisfy) and
+//    ModelAction::Forward64.
 constexpr uint32_t kVersion = 9;
 constexpr int kRunnerFd = 3;
 
@@ -79,6 +80,8 @@ enum class ModelAction : int64_t {
                 // state_dict when every count, shape and dtype agrees (returns [1]), else nothing (returns [0])
   Extensions = 3,  // solution: the load_inline calls that found no built library (kernelgate/inline_extension.h):
                    // an int64 count, then kInlineExtensionFields uint8 tensors (UTF-8 text) per call
+  Forward64 = 4,   // problem: a float64 copy of Model on the inputs upcast to float64 (the truth the
+                   // context-aware tolerance measures errors against)
 };
 // load_inline's call as the runner reports it: name, cpp_sources, cuda_sources, with_cuda ("1"/"0"),
 // functions, extra_cflags, extra_cuda_cflags, extra_ldflags (lists joined with '\n').
