@@ -72,7 +72,7 @@ class EngineEvaluator : public Evaluator {
     harness::Report report;
     try {
       if (!task.request.kernelbench.empty()) {
-        // A KernelBench pair, judged on the CPU (docs/kernelbench.md) whatever the service's device.
+        // A KernelBench pair, judged on the CPU whatever the service's device: the device lock and pools are the ops'.
         const fs::path dir = task.submission_dir;
         eo.device = names::Device::Cpu;
         eo.suite = kg::kernelbench::kSuite;
