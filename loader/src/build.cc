@@ -555,6 +555,11 @@ BuildResult build_inline_extension(const InlineExtension& ext, const BuildOption
   Job job(stand_in, options);
   job.ext = &ext;
   run_steps(job);
+  // The flags not applied are said on a cache hit too: they are the source's, not the build's.
+  if (job.res.cache_hit) {
+    const InlineFlags flags = inline_flags(ext);
+    job.res.notes.insert(job.res.notes.end(), flags.notes.begin(), flags.notes.end());
+  }
   return finish(job, t0);
 }
 

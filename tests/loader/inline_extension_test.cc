@@ -106,6 +106,7 @@ TEST(InlineExtensionBuild, CppSourcesRegisterEachFunctionWithWidenedTypes) {
   EXPECT_DOUBLE_EQ(h.at(0).toDouble(), 1.5);
   const BuildResult again = build_inline_extension(ext, options(d.path));
   EXPECT_TRUE(again.ok && again.cache_hit) << "the same call is a cache hit";
+  EXPECT_TRUE(has_note(again, "load_inline flags not applied: -fopenmp")) << "said on a hit too; " << notes_of(again);
 }
 
 TEST(InlineExtensionBuild, ACompileErrorIsShownAtTheLineOfTheCall) {
