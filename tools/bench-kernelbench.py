@@ -107,7 +107,8 @@ def main():
                         print(f"kernelgate did not pass {problem} / {solution} (exit {r.returncode}):\n{r.stdout[-2000:]}")
                     figures[key].append(s)
                 s, r = timed([a.python, loop, problem, solution])
-                if r.returncode != 0 or not r.stdout.startswith("correct"):
+                last = r.stdout.strip().splitlines()[-1:] or [""]  # torch may warn first (no CUDA runtime)
+                if r.returncode != 0 or not last[0].startswith("correct"):
                     failed = True
                     print(f"the loop did not pass {problem} / {solution}:\n{r.stdout[-2000:]}")
                 figures["loop"].append(s)
