@@ -266,9 +266,11 @@ bool resolve_signature(Job& j) {
 bool read_sources(Job& j) {
   if (j.ext) {
     // The files load_inline writes: its includes ahead of the sources, so that lines number alike.
+    // Its <torch/types.h> is the shim's <torch/extension.h> here, which has the same names (the
+    // real header beside the lean shim would define torch's dtype names twice).
     j.files.push_back({"main.cpp", "#include <torch/extension.h>\n" + j.ext->cpp_sources});
     if (j.op.kind == Kind::Cuda)
-      j.files.push_back({"cuda.cu", "#include <torch/types.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n" + j.ext->cuda_sources});
+      j.files.push_back({"cuda.cu", "#include <torch/extension.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n" + j.ext->cuda_sources});
     return true;
   }
   std::string err;

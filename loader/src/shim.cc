@@ -135,18 +135,10 @@ inline kg_shim_detail::OptionalDevice device_of(const O& t) {
 #endif
 )";
 
-// load_inline puts <torch/types.h> ahead of CUDA sources: its names are the shim's
-// <torch/extension.h>'s (the real header would define torch's dtype names a second time).
-constexpr const char* kTypes = R"(#pragma once
-// kernelgate: <torch/types.h> is part of kernelgate's <torch/extension.h> (see there).
-#include <torch/extension.h>
-)";
-
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& files() {
   static const std::vector<std::pair<std::string, std::string>> all = {{"torch/extension.h", kExtension},
-                                                                       {"torch/types.h", kTypes},
                                                                        {"ATen/DeviceGuard.h", kDeviceGuard}};
   return all;
 }
