@@ -562,6 +562,8 @@ harness::Report evaluate(const std::vector<Pair>& pairs, const harness::EvalOpti
   rep.version = harness::version();
   rep.torch_version = TORCH_VERSION;
   rep.device = names::device_name(options.device);
+  if (options.device == names::Device::Cuda && !at::hasCUDA())
+    throw std::runtime_error("--device cuda: the linked libtorch has no CUDA, or no GPU is visible");
   rep.suite = kSuite;
   rep.policy = policy.name;
   rep.submission = options.submission;

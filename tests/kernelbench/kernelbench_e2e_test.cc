@@ -173,6 +173,14 @@ class ModelNew(nn.Module):
   EXPECT_NE(notes.find("load_inline(relu_ext): load_inline flags not applied: -fopenmp"), std::string::npos) << notes;
 }
 
+// --device cuda where there is no GPU is the command's error (exit 2), never the problem's fault.
+TEST_F(KernelBenchE2E, DeviceCudaWithoutAGpuIsAUsageErrorNotTheProblemsFault) {
+  if (std::system("test -e /dev/nvidiactl") == 0) GTEST_SKIP() << "this machine has a GPU";
+  const EvalRun r = eval(kReluProblem, kReluSolution, "--device cuda");
+  EXPECT_EQ(r.exit_code, 2) << r.log;
+  EXPECT_NE(r.log.find("--device cuda: the linked libtorch has no CUDA, or no GPU is visible"), std::string::npos) << r.log;
+}
+
 // What kernelgate does not build stays its own limit: the pair's error says so, and the solution
 // never fails for it (an extension that brings its own PYBIND11_MODULE instead of functions=).
 TEST_F(KernelBenchE2E, LoadInlineWithoutFunctionsIsKernelgatesLimitNotTheSolutionsFailure) {
