@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <map>
 #include <shared_mutex>
@@ -186,25 +187,35 @@ std::vector<Sample> collect_samples(OpState& op) {
 // also has (header inlines, glue, runtime) is not the submission's doing. Without that baseline
 // the findings cannot be told apart from the toolchain's own, so none is charged: the op's error
 // names the baseline (false, recorded).
+// The static rules' findings on `artifact` (read as hostile bytes; throws when it is not a shared
+// object), less what `baseline` (the toolchain's own stub, built only when there is a finding) has
+// too. nullopt, with *why, when that baseline is needed and unavailable.
+std::optional<std::vector<policy::Finding>> findings_beyond_baseline(
+    const std::string& artifact, const policy::Policy& policy, const std::string& op,
+    const std::function<std::optional<policy::ArtifactInfo>(std::string*)>& baseline, std::string* why) {
+  policy::ArtifactInfo info = policy::read_artifact(artifact);
+  std::vector<policy::Finding> findings = policy::inspect_artifact(info, policy, op);
+  if (findings.empty()) return findings;
+  const auto base = baseline(why);
+  if (!base) return std::nullopt;
+  subtract_baseline(info, *base);
+  return policy::inspect_artifact(info, policy, op);
+}
+
 bool inspect(OpState& op, const std::string& artifact, const loader::BuildOptions& bo) {
   // A cubin has no host code; a python source is not machine code (its calls are judged at run time).
   if (op.folder.kind == loader::Kind::Nvrtc || op.folder.kind == loader::Kind::Python) return true;
   op.result.inspected = true;
   try {
-    policy::ArtifactInfo info = policy::read_artifact(artifact);
-    std::vector<policy::Finding> findings = policy::inspect_artifact(info, op.policy, op.folder.op);
-    if (!findings.empty()) {
-      std::string why;
-      const auto base = toolchain_baseline(op.folder, bo, &why);
-      if (!base) {
-        op.result.error = "kernelgate's toolchain baseline (the " + std::string(loader::kind_name(op.folder.kind)) + " stub of " +
-                          op.folder.op + ") is unavailable, so the artifact's static findings cannot be judged: " + why;
-        return false;
-      }
-      subtract_baseline(info, *base);
-      findings = policy::inspect_artifact(info, op.policy, op.folder.op);
+    std::string why;
+    const auto findings = findings_beyond_baseline(
+        artifact, op.policy, op.folder.op, [&](std::string* w) { return toolchain_baseline(op.folder, bo, w); }, &why);
+    if (!findings) {
+      op.result.error = "kernelgate's toolchain baseline (the " + std::string(loader::kind_name(op.folder.kind)) + " stub of " +
+                        op.folder.op + ") is unavailable, so the artifact's static findings cannot be judged: " + why;
+      return false;
     }
-    for (const auto& f : findings) violation(op.result, f.rule, f.evidence);
+    for (const auto& f : *findings) violation(op.result, f.rule, f.evidence);
   } catch (const std::exception& e) {
     violation(op.result, policy::Rule::ProtocolViolation, std::string("the built artifact cannot be read as a shared object: ") + e.what());
   }
@@ -522,21 +533,16 @@ bool inspect_inline_extension(OpResult& result, const std::string& artifact, loa
                               const policy::Policy& policy) {
   result.inspected = true;
   try {
-    policy::ArtifactInfo info = policy::read_artifact(artifact);
-    std::vector<policy::Finding> findings = policy::inspect_artifact(info, policy, result.op);
-    if (!findings.empty()) {
-      std::string why;
-      const auto base = inline_extension_baseline(kind, options, &why);
-      if (!base) {
-        result.error = "kernelgate's toolchain baseline (its own " + std::string(loader::kind_name(kind)) +
-                       " load_inline stub) is unavailable, so the extension's static findings cannot be judged: " + why;
-        return false;
-      }
-      subtract_baseline(info, *base);
-      findings = policy::inspect_artifact(info, policy, result.op);
+    std::string why;
+    const auto findings = evaluation::findings_beyond_baseline(
+        artifact, policy, result.op, [&](std::string* w) { return inline_extension_baseline(kind, options, w); }, &why);
+    if (!findings) {
+      result.error = "kernelgate's toolchain baseline (its own " + std::string(loader::kind_name(kind)) +
+                     " load_inline stub) is unavailable, so the extension's static findings cannot be judged: " + why;
+      return false;
     }
     const std::string shown = fs::path(artifact).filename().string();  // the host's cache folders are not evidence
-    for (const auto& f : findings) {
+    for (const auto& f : *findings) {
       std::string evidence = f.evidence;
       for (size_t at; (at = evidence.find(artifact)) != std::string::npos;) evidence.replace(at, artifact.size(), shown);
       violation(result, f.rule, "load_inline's library " + evidence);

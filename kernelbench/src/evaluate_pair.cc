@@ -20,7 +20,6 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -415,16 +414,20 @@ class PairJudge {
       return std::nullopt;
     }
     bool wrong = false;
-    const bool in_context = got->size() == s.reference.size() && passes_in_context(s, *got);
+    std::vector<std::optional<harness::Mismatch>> mismatches;
     if (got->size() != s.reference.size()) {
       r_.failures.push_back(failure(s, Category::ShapeMismatch,
                                     "ModelNew.forward returned " + std::to_string(got->size()) + " tensor(s), Model.forward " +
                                         std::to_string(s.reference.size())));
       wrong = true;
+    } else {
+      for (size_t j = 0; j < got->size(); ++j)
+        mismatches.push_back(harness::compare_values(c10::IValue(s.reference[j]), c10::IValue((*got)[j]), policy_, kToleranceOf,
+                                                     "output " + std::to_string(j)));
     }
-    for (size_t j = 0; !wrong && j < got->size(); ++j) {
-      const auto m = harness::compare_values(c10::IValue(s.reference[j]), c10::IValue((*got)[j]), policy_, kToleranceOf,
-                                             "output " + std::to_string(j));
+    const bool in_context = passes_in_context(s, *got, mismatches);
+    for (size_t j = 0; !wrong && j < mismatches.size(); ++j) {
+      const auto& m = mismatches[j];
       if (!m || (in_context && value_category(m->category))) continue;
       Failure f = failure(s, m->category, m->where + ": " + m->detail);
       f.mismatch = *m;
@@ -458,25 +461,22 @@ class PairJudge {
   // values alone, they still pass if their largest error against Model run in float64 is within
   // the factor of Model's own error on these inputs. Needs the problem's float64 forward; a model
   // that cannot run in float64 keeps atol/rtol.
-  bool passes_in_context(const Sample& s, const std::vector<at::Tensor>& got) {
+  // `mismatches`: each output's against the reference at atol/rtol (empty when the counts differ).
+  bool passes_in_context(const Sample& s, const std::vector<at::Tensor>& got, const std::vector<std::optional<harness::Mismatch>>& mismatches) {
     bool value_only = false;
-    for (size_t j = 0; j < got.size(); ++j) {
-      const auto m = harness::compare_values(c10::IValue(s.reference[j]), c10::IValue(got[j]), policy_, kToleranceOf, "output");
+    for (const auto& m : mismatches) {
       if (!m) continue;
       if (!value_category(m->category)) return false;
       value_only = true;
     }
     if (!value_only || !problem_) return false;
-    auto [it, fresh] = exact_.try_emplace(s.index);
-    if (fresh) {
-      const CallOutcome o = problem_->call(model_call(ModelAction::Forward64, 0, s.inputs), policy_.run_call_time_s);
-      if (o.kind == CallOutcome::Kind::Ok) it->second = tensors_of(o.returns);
-    }
-    if (!it->second) return false;
+    const CallOutcome o = problem_->call(model_call(ModelAction::Forward64, 0, s.inputs), policy_.run_call_time_s);
+    const auto exact_tensors = o.kind == CallOutcome::Kind::Ok ? tensors_of(o.returns) : std::nullopt;
+    if (!exact_tensors) return false;
     std::vector<c10::IValue> eager, cand, exact;
     for (const at::Tensor& t : s.reference) eager.emplace_back(t);
     for (const at::Tensor& t : got) cand.emplace_back(t);
-    for (const at::Tensor& t : *it->second) exact.emplace_back(t);
+    for (const at::Tensor& t : *exact_tensors) exact.emplace_back(t);
     const double factor = policy_.context_factor > 0 ? policy_.context_factor : kContextFactor;
     const auto c = harness::judge_outputs_in_context(eager, cand, exact, factor, policy_.context_floor);
     if (!c || !c->passes) return false;
@@ -550,8 +550,7 @@ class PairJudge {
   OpResult r_;
   std::vector<Sample> samples_;
   std::vector<loader::BuildResult> uncached_;
-  Side* problem_ = nullptr;                                    // for the float64 truth
-  std::map<int, std::optional<std::vector<at::Tensor>>> exact_;  // per sample: Model in float64  // builds over the cache's size limit, removed once judged
+  Side* problem_ = nullptr;  // for the float64 truth  // builds over the cache's size limit, removed once judged
 };
 
 }  // namespace

@@ -138,14 +138,9 @@ template <class To, class From> decltype(auto) pass(From& v) {
     return T(v.begin(), v.end());
   }
 }
+// One specialisation serves noexcept functions too (a second one for them is ambiguous in g++).
 template <auto F> struct Wrap;
 template <class R, class... A, R (*F)(A...)> struct Wrap<F> {
-  static ret_t<R> call(param_t<A>... a) {
-    if constexpr (std::is_void<R>::value) F(pass<A>(a)...);
-    else return static_cast<ret_t<R>>(F(pass<A>(a)...));
-  }
-};
-template <class R, class... A, R (*F)(A...) noexcept> struct Wrap<F> {
   static ret_t<R> call(param_t<A>... a) {
     if constexpr (std::is_void<R>::value) F(pass<A>(a)...);
     else return static_cast<ret_t<R>>(F(pass<A>(a)...));

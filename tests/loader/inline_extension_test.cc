@@ -36,7 +36,7 @@ torch::Tensor scale_add(torch::Tensor x, float s, int n, std::vector<int> dims) 
   for (int64_t i = 0; i < x.numel(); ++i) o[i] = in[i] * s + n + static_cast<float>(dims.size());
   return out;
 }
-float halve(float v) { return v / 2; }
+float halve(float v) noexcept { return v / 2; }  // a noexcept function is a distinct type
 )";
 
 std::string notes_of(const BuildResult& r) { return "notes: " + join(r.notes, "; "); }

@@ -164,13 +164,11 @@ class ModelKernel final : public c10::OperatorKernel {
       if (!wide) raise_python("Model.double() raised");
       model64_ = std::move(wide);
     }
-    std::vector<c10::IValue> wide;
+    c10::List<at::Tensor> list;
     for (const c10::IValue& v : inputs.toListRef()) {
       const at::Tensor& t = v.toTensor();
-      wide.emplace_back(t.is_floating_point() ? t.to(at::kDouble) : t);
+      list.push_back(t.is_floating_point() ? t.to(at::kDouble) : t);
     }
-    c10::List<at::Tensor> list;
-    for (const auto& v : wide) list.push_back(v.toTensor());
     std::swap(model_, model64_);
     struct SwapBack {
       PyRef& a;
