@@ -58,8 +58,7 @@ namespace kg::harness {
 
 std::optional<OutputsInContext> judge_outputs_in_context(const std::vector<c10::IValue>& eager, const std::vector<c10::IValue>& candidate,
                                                          const std::vector<c10::IValue>& exact, double factor, double floor_units) {
-  if (factor <= 0 || eager.size() != exact.size() || candidate.size() != exact.size() || exact_values(eager))
-    return std::nullopt;
+  if (factor <= 0 || eager.size() != exact.size() || candidate.size() != exact.size() || exact_values(eager)) return std::nullopt;
   const std::optional<ErrorVsTruth> cand = error_vs_truth(candidate, exact), own = error_vs_truth(eager, exact);
   if (!cand || !own || !std::isfinite(own->max_abs)) return std::nullopt;
   OutputsInContext c;

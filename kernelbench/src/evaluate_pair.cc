@@ -299,7 +299,8 @@ class PairJudge {
     std::vector<loader::InlineExtension> out;
     try {
       if (!tensors || tensors->empty() || tensors->at(0).scalar_type() != at::kLong || tensors->at(0).numel() != 1)
-        throw std::runtime_error("its runner did not list them (" + (o.kind == CallOutcome::Kind::Ok ? std::string("no count") : outcome_text(o)) + ")");
+        throw std::runtime_error("its runner did not list them (" +
+                                 (o.kind == CallOutcome::Kind::Ok ? std::string("no count") : outcome_text(o)) + ")");
       const int64_t n = tensors->at(0).item<int64_t>();
       if (n < 0 || n > static_cast<int64_t>(protocol::kMaxInlineExtensions) ||
           tensors->size() != 1 + static_cast<size_t>(n) * protocol::kInlineExtensionFields)
@@ -354,7 +355,8 @@ class PairJudge {
       }
       uncached_.push_back(b);
       built->push_back(b.artifact);
-      if (!harness::inspect_inline_extension(r_, b.artifact, ext.cuda_sources.empty() ? loader::Kind::Cpu : loader::Kind::Cuda, bo, policy_))
+      if (!harness::inspect_inline_extension(r_, b.artifact, ext.cuda_sources.empty() ? loader::Kind::Cpu : loader::Kind::Cuda, bo,
+                                             policy_))
         return false;
     }
     return true;
@@ -462,7 +464,8 @@ class PairJudge {
   // the factor of Model's own error on these inputs. Needs the problem's float64 forward; a model
   // that cannot run in float64 keeps atol/rtol.
   // `mismatches`: each output's against the reference at atol/rtol (empty when the counts differ).
-  bool passes_in_context(const Sample& s, const std::vector<at::Tensor>& got, const std::vector<std::optional<harness::Mismatch>>& mismatches) {
+  bool passes_in_context(const Sample& s, const std::vector<at::Tensor>& got,
+                         const std::vector<std::optional<harness::Mismatch>>& mismatches) {
     bool value_only = false;
     for (const auto& m : mismatches) {
       if (!m) continue;

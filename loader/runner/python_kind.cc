@@ -67,8 +67,8 @@ std::string Runner::load_python_model(const std::string& path, const std::string
   if (!python_) return "the python interpreter was not started";
   char said[sizeof(protocol::LoadMsg::model_init)] = {};
   char message[sizeof(protocol::LoadResultMsg::message)] = {};
-  if (python_->load_model(path.c_str(), name.c_str(), solution ? 1 : 0, static_cast<unsigned long long>(seed), init.c_str(), cuda_ ? 1 : 0, said,
-                          sizeof said, message, sizeof message) != 0)
+  if (python_->load_model(path.c_str(), name.c_str(), solution ? 1 : 0, static_cast<unsigned long long>(seed), init.c_str(), cuda_ ? 1 : 0,
+                          said, sizeof said, message, sizeof message) != 0)
     return message;
   *init_out = said;
   return "";

@@ -62,7 +62,8 @@ InlineExtension parse_inline_extension(const std::vector<std::string>& fields) {
   for (size_t i = 0; i < fields.size(); ++i) {
     if (fields[i].find('\0') != std::string::npos) refuse(i, "holds a NUL byte");
     if (fields[i].size() > kMaxInlineSourceBytes)
-      refuse(i, std::to_string(fields[i].size()) + " bytes, over the " + std::to_string(kMaxInlineSourceBytes >> 20) + " MiB kernelgate builds");
+      refuse(i, std::to_string(fields[i].size()) + " bytes, over the " + std::to_string(kMaxInlineSourceBytes >> 20) +
+                    " MiB kernelgate builds");
   }
   InlineExtension e;
   e.name = fields[0];
@@ -81,7 +82,8 @@ InlineExtension parse_inline_extension(const std::vector<std::string>& fields) {
     e.functions.push_back(f);
   }
   if (e.functions.empty()) refuse(4, "no function to register");
-  if (e.functions.size() > kMaxFunctions) refuse(4, std::to_string(e.functions.size()) + " functions, over " + std::to_string(kMaxFunctions));
+  if (e.functions.size() > kMaxFunctions)
+    refuse(4, std::to_string(e.functions.size()) + " functions, over " + std::to_string(kMaxFunctions));
   e.extra_cflags = flags_of(fields[5], 5);
   e.extra_cuda_cflags = flags_of(fields[6], 6);
   e.extra_ldflags = flags_of(fields[7], 7);
@@ -89,8 +91,14 @@ InlineExtension parse_inline_extension(const std::vector<std::string>& fields) {
 }
 
 std::vector<std::string> inline_extension_fields(const InlineExtension& e) {
-  return {e.name, e.cpp_sources, e.cuda_sources, e.with_cuda ? "1" : "0", join(e.functions, "\n"), join(e.extra_cflags, "\n"),
-          join(e.extra_cuda_cflags, "\n"), join(e.extra_ldflags, "\n")};
+  return {e.name,
+          e.cpp_sources,
+          e.cuda_sources,
+          e.with_cuda ? "1" : "0",
+          join(e.functions, "\n"),
+          join(e.extra_cflags, "\n"),
+          join(e.extra_cuda_cflags, "\n"),
+          join(e.extra_ldflags, "\n")};
 }
 
 std::string inline_extension_key(const InlineExtension& ext) {
@@ -110,8 +118,7 @@ InlineFlags inline_flags(const InlineExtension& ext) {
     if (f == "-O0" || f == "-O1" || f == "-O2" || f == "-O3" || f == "-Os" || is_define(f) || f == "-ffast-math" || f == "-fno-fast-math" ||
         f == "-funroll-loops" || f == "-march=native" || f == "-mtune=native" || starts(f, "-mavx") || f == "-mfma" || f == "-mf16c")
       out.cxx.push_back(f);
-    else
-      not_applied.push_back(f);
+    else not_applied.push_back(f);
   }
   // nvcc already builds with -O3 and --expt-relaxed-constexpr (toolchain::nvcc_flags); what
   // changes the device code's numbers or compiles at all is applied, nvcc then runs whole.
@@ -122,8 +129,7 @@ InlineFlags inline_flags(const InlineExtension& ext) {
         is_define(f) || f == "--extended-lambda" || f == "--expt-extended-lambda" || f == "-expt-extended-lambda" ||
         starts(f, "-maxrregcount=") || starts(f, "--maxrregcount="))
       out.nvcc.push_back(f);
-    else
-      not_applied.push_back(f);
+    else not_applied.push_back(f);
   }
   if (!not_applied.empty())
     out.notes.push_back("load_inline flags not applied: " + join(not_applied, " ") +

@@ -84,7 +84,8 @@ TEST(InlineExtensionParse, KeyIsOverEveryFieldAndRoundTrips) {
 
 TEST(InlineExtensionBuild, CppSourcesRegisterEachFunctionWithWidenedTypes) {
   TempDir d;
-  const InlineExtension ext = parse_inline_extension(fields("scale_ext", unique_tag() + kScaleCpu, "", "scale_add\nhalve", "-O3\n-fopenmp"));
+  const InlineExtension ext =
+      parse_inline_extension(fields("scale_ext", unique_tag() + kScaleCpu, "", "scale_add\nhalve", "-O3\n-fopenmp"));
   const BuildResult r = build_inline_extension(ext, options(d.path));
   ASSERT_TRUE(r.ok) << r.error << "\n" << r.log;
   const std::string key = inline_extension_key(ext);
@@ -112,18 +113,19 @@ TEST(InlineExtensionBuild, CppSourcesRegisterEachFunctionWithWidenedTypes) {
 TEST(InlineExtensionBuild, ACompileErrorIsShownAtTheLineOfTheCall) {
   TempDir d;
   // Line 1 of main.cpp is load_inline's own #include; the sources start on line 2.
-  const InlineExtension ext = parse_inline_extension(fields("broken", "torch::Tensor f(torch::Tensor x) { return y; }\n// " + unique_tag() + "\n", "", "f"));
+  const InlineExtension ext =
+      parse_inline_extension(fields("broken", "torch::Tensor f(torch::Tensor x) { return y; }\n// " + unique_tag() + "\n", "", "f"));
   const BuildResult r = build_inline_extension(ext, options(d.path));
   ASSERT_FALSE(r.ok);
   bool found = false;
-  for (const auto& diag : r.diagnostics)
-    found |= diag.file == "load_inline(broken)/main.cpp" && diag.line == 2 && diag.severity == "error";
+  for (const auto& diag : r.diagnostics) found |= diag.file == "load_inline(broken)/main.cpp" && diag.line == 2 && diag.severity == "error";
   EXPECT_TRUE(found) << all_diagnostics(r) << "\n" << r.log;
 }
 
 TEST(InlineExtensionBuild, AFunctionTheSourcesDoNotDefineIsACompileError) {
   TempDir d;
-  const InlineExtension ext = parse_inline_extension(fields("missing", "// " + unique_tag() + "\nint g() { return 1; }\n", "", "not_there"));
+  const InlineExtension ext =
+      parse_inline_extension(fields("missing", "// " + unique_tag() + "\nint g() { return 1; }\n", "", "not_there"));
   const BuildResult r = build_inline_extension(ext, options(d.path));
   ASSERT_FALSE(r.ok);
   EXPECT_NE(r.log.find("not_there"), std::string::npos) << r.log;
@@ -144,8 +146,8 @@ torch::Tensor relu_cuda(torch::Tensor x) {
   return y;
 }
 )";
-  const InlineExtension ext =
-      parse_inline_extension(fields("relu_ext", "torch::Tensor relu_cuda(torch::Tensor x);", cuda, "relu_cuda", "", "-O3\n--use_fast_math\n-lineinfo"));
+  const InlineExtension ext = parse_inline_extension(
+      fields("relu_ext", "torch::Tensor relu_cuda(torch::Tensor x);", cuda, "relu_cuda", "", "-O3\n--use_fast_math\n-lineinfo"));
   const BuildResult r = build_inline_extension(ext, options(d.path));
   ASSERT_TRUE(r.ok) << r.error << "\n" << r.log << "\n" << notes_of(r);
   EXPECT_EQ(fs::path(r.artifact).filename().string(), inline_extension_file(inline_extension_key(ext)));

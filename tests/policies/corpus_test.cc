@@ -165,9 +165,8 @@ Outcome evaluate(const Corpus& c, const std::string& name, const std::string& di
   fs::remove_all(out, ec);
   fs::create_directories(out, ec);
   const std::string log = out + "/kernelgate.log";
-  const std::string what = c.kernelbench()
-                               ? "--problem '" KG_CORPUS_DIR "/kernelbench-problems/" + e.problem + "' '" + dir + "/solution.py'"
-                               : "'" + dir + "'";
+  const std::string what =
+      c.kernelbench() ? "--problem '" KG_CORPUS_DIR "/kernelbench-problems/" + e.problem + "' '" + dir + "/solution.py'" : "'" + dir + "'";
   const std::string cmd = "'" KG_BINARY "' eval " + what + " --seed 1 " + extra + " --out '" + out + "' > '" + log + "' 2>&1";
   const int status = std::system(cmd.c_str());
   o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -217,16 +216,16 @@ std::string describe(const Corpus& c, const std::string& name, const Expect& e) 
   switch (c.judged) {
     case Judged::AsExpectSays:
     case Judged::Caught:
-      return std::string(c.kernelbench()              ? "KernelBench exploit "
-                         : c.cuda()                    ? "cuda exploit "
-                         : c.lang == Lang::Python      ? "python exploit "
-                                                       : "exploit ") +
+      return std::string(c.kernelbench()          ? "KernelBench exploit "
+                         : c.cuda()               ? "cuda exploit "
+                         : c.lang == Lang::Python ? "python exploit "
+                                                  : "exploit ") +
              name + " (expected rule " + e.rule + ", detected_by " + e.detected_by + ": " + e.why + ")";
     case Judged::Passes:
-      return std::string(c.kernelbench()              ? "legit KernelBench solution "
-                         : c.cuda()                    ? "legit cuda kernel "
-                         : c.lang == Lang::Python      ? "legit python kernel "
-                                                       : "legit kernel ") +
+      return std::string(c.kernelbench()          ? "legit KernelBench solution "
+                         : c.cuda()               ? "legit cuda kernel "
+                         : c.lang == Lang::Python ? "legit python kernel "
+                                                  : "legit kernel ") +
              name;
     case Judged::FailsHonestly: return "buggy kernel " + name + " (expected category " + e.category + ": " + e.why + ")";
   }

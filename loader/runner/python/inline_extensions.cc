@@ -19,7 +19,7 @@ namespace kg::runner::python {
 namespace {
 
 std::mutex g_mu;
-std::string g_dir;            // the staged source's folder
+std::string g_dir;             // the staged source's folder
 bool g_take_requests = false;  // a KernelBench solution's load
 std::vector<std::vector<std::string>> g_requests;
 std::vector<void*> g_handles;  // never closed: the dispatcher holds their kernels

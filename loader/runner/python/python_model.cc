@@ -246,7 +246,8 @@ void register_model(std::unique_ptr<ModelKernel> kernel, const std::string& regi
 }
 
 // The problem: Model(*get_init_inputs()) under `seed`; its arguments' literal into `init_out`.
-std::unique_ptr<ModelKernel> load_problem(const std::string& source, const std::string& file, uint64_t seed, std::string* init_out, bool cuda) {
+std::unique_ptr<ModelKernel> load_problem(const std::string& source, const std::string& file, uint64_t seed, std::string* init_out,
+                                          bool cuda) {
   PyRef globals = execute_module(source, file, "kg_problem");
   PyRef model_class = defined(globals.get(), "Model", file, "the reference, a torch.nn.Module");
   PyRef get_inputs = defined(globals.get(), "get_inputs", file, "the function that makes the inputs");
@@ -267,8 +268,8 @@ std::unique_ptr<ModelKernel> load_problem(const std::string& source, const std::
 // The solution: ModelNew(*init) under `seed`. The arguments are parsed before the solution's own
 // code runs, so nothing it patches can change them. Its load_inline calls find the libraries
 // staged beside it, or are recorded for ModelAction::Extensions.
-std::unique_ptr<ModelKernel> load_solution(const std::string& source_path, const std::string& source, const std::string& file, uint64_t seed,
-                                           const std::string& init, bool cuda) {
+std::unique_ptr<ModelKernel> load_solution(const std::string& source_path, const std::string& source, const std::string& file,
+                                           uint64_t seed, const std::string& init, bool cuda) {
   PyRef init_list = literal_from(init);
   PyRef args = PyRef::steal(PySequence_Tuple(init_list.get()));
   if (!args) raise_python("out of memory");

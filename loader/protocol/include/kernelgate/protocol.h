@@ -74,10 +74,10 @@ inline constexpr const char* kCppExtensionRefused = "kernelgate: torch.utils.cpp
 // (ModelAction), `seed` seeds get_inputs(), `inputs` are the model's inputs or its state.
 inline constexpr const char* kModelSchemaArguments = "(int action, int seed, Tensor[] inputs) -> Tensor[]";
 enum class ModelAction : int64_t {
-  Inputs = 0,   // problem: torch.manual_seed(seed), then get_inputs() (tensors only)
-  Forward = 1,  // both: model(*inputs), under no_grad; its tensor or tuple of tensors as a list
-  State = 2,    // problem: the state_dict's tensors in order; solution: those copied into its own
-                // state_dict when every count, shape and dtype agrees (returns [1]), else nothing (returns [0])
+  Inputs = 0,      // problem: torch.manual_seed(seed), then get_inputs() (tensors only)
+  Forward = 1,     // both: model(*inputs), under no_grad; its tensor or tuple of tensors as a list
+  State = 2,       // problem: the state_dict's tensors in order; solution: those copied into its own
+                   // state_dict when every count, shape and dtype agrees (returns [1]), else nothing (returns [0])
   Extensions = 3,  // solution: the load_inline calls that found no built library (kernelgate/inline_extension.h):
                    // an int64 count, then kInlineExtensionFields uint8 tensors (UTF-8 text) per call
   Forward64 = 4,   // problem: a float64 copy of Model on the inputs upcast to float64 (the truth the
