@@ -10,6 +10,8 @@
 #include "runner.h"
 #include "shared_object.h"
 
+#include <torch/library.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -37,7 +39,18 @@ class Runner {
   int serve();
 
  private:
-  struct LoadRequest;
+  // A LoadMsg's fields, read to their bounds.
+  struct LoadRequest {
+    std::string path;           // "": no artifact, the aten overload itself
+    std::string name;           // the registered op, "kgsub::relu__default"
+    std::string aten_name;      // "aten::relu"
+    std::string aten_overload;  // "" for the default overload
+    protocol::ArtifactKind kind;
+    protocol::DeviceKind device;
+    uint64_t model_seed = 0;  // PythonProblem, PythonSolution
+    std::string model_init;   // PythonSolution
+    bool install = false;     // protocol::kLoadInstallOverAten
+  };
 
   // ---- Load (load.cc): replies LoadResult.
   void load(const protocol::LoadMsg& m);
@@ -50,6 +63,9 @@ class Runner {
   std::string tighten_filter();
   std::string load_cubin(const LoadRequest& req);
   std::string load_dispatcher_op(const LoadRequest& req);
+  // protocol::kLoadInstallOverAten (install.cc): the artifact loaded and its op made aten's
+  // kernel for the device; loaded_ is left as it was.
+  std::string install_artifact(const LoadRequest& req);
   // The python kind (python_kind.cc): the plugin loaded and its interpreter started (before the
   // filter tightens); the source executed and its entry registered as req.name (after).
   std::string start_python();
@@ -69,6 +85,9 @@ class Runner {
   std::vector<SharedObject> libraries_;
   std::optional<SharedObject> python_library_;  // libkg_runner_python.so, for a python source
   const KgPythonPlugin* python_ = nullptr;      // its functions, once its interpreter started
+  // Ops installed over aten's kernels (install.cc): declared after libraries_, so that the
+  // registrations go before the code they call.
+  std::vector<std::unique_ptr<torch::Library>> installed_;
   LoadedOp loaded_;
   CpuFlush cpu_flush_;
   uint32_t call_no_ = 0;    // every call the runner made, for the poisoning's fill

@@ -18,18 +18,6 @@
 
 namespace kg::runner {
 
-// A LoadMsg's fields, read to their bounds.
-struct Runner::LoadRequest {
-  std::string path;           // "": no artifact, the aten overload itself
-  std::string name;           // the registered op, "kgsub::relu__default"
-  std::string aten_name;      // "aten::relu"
-  std::string aten_overload;  // "" for the default overload
-  protocol::ArtifactKind kind;
-  protocol::DeviceKind device;
-  uint64_t model_seed = 0;  // PythonProblem, PythonSolution
-  std::string model_init;   // PythonSolution
-};
-
 namespace {
 
 std::string bounded(const char* s, size_t cap) { return std::string(s, strnlen(s, cap)); }
@@ -66,24 +54,31 @@ void Runner::prepare(const protocol::PrepareMsg& m) {
   protocol::LoadResultMsg r{};
   protocol::init_header(r, protocol::MsgType::LoadResult);
   std::string error;
-  if (m.device > 1) error = "bad prepare message";
-  else if (tightened_) error = "prepare after a load";  // the supervisor never sends it then
-  else error = set_up_device(static_cast<protocol::DeviceKind>(m.device), protocol::ArtifactKind::SharedObject);
-  if (error.empty() && !cpu_flush_.allocated()) cpu_flush_.run(0);
-  if (error.empty() && (m.flags & protocol::kPrepareStartPython)) error = start_python();
+  if (m.device > 1) {
+    error = "bad prepare message";
+  } else if (tightened_) {
+    // Only before a python install that follows a model's load (train-check): the interpreter is
+    // already running, there is nothing left to do. Otherwise the supervisor never sends it then.
+    if (!(m.flags & protocol::kPrepareStartPython) || !python_) error = "prepare after a load";
+  } else {
+    error = set_up_device(static_cast<protocol::DeviceKind>(m.device), protocol::ArtifactKind::SharedObject);
+    if (error.empty() && !cpu_flush_.allocated()) cpu_flush_.run(0);
+    if (error.empty() && (m.flags & protocol::kPrepareStartPython)) error = start_python();
+  }
   r.ok = error.empty() ? 1 : 0;
   set_message(r.message, sizeof r.message, error);
   channel_.send(r);
 }
 
 std::string Runner::load_artifact(const protocol::LoadMsg& m, std::string* said) {
-  if (m.kind > protocol::kMaxArtifactKind || m.device > 1) return "bad load message";
+  if (m.kind > protocol::kMaxArtifactKind || m.device > 1 || (m.flags & ~protocol::kLoadInstallOverAten)) return "bad load message";
   LoadRequest req{bounded(m.artifact_path, sizeof m.artifact_path), bounded(m.op_name, sizeof m.op_name),
                   bounded(m.aten_name, sizeof m.aten_name),         bounded(m.aten_overload, sizeof m.aten_overload),
                   static_cast<protocol::ArtifactKind>(m.kind),      static_cast<protocol::DeviceKind>(m.device)};
   if (req.aten_overload == "default") req.aten_overload.clear();
   req.model_seed = m.model_seed;
   req.model_init = bounded(m.model_init, sizeof m.model_init);
+  req.install = (m.flags & protocol::kLoadInstallOverAten) != 0;
   const bool model = req.kind == protocol::ArtifactKind::PythonProblem || req.kind == protocol::ArtifactKind::PythonSolution;
   const bool python = req.kind == protocol::ArtifactKind::PythonSource || model;
   // KernelBench's models run on cuda:0 too; a BackendBench-layout python kernel on the CPU only so far.
@@ -95,6 +90,7 @@ std::string Runner::load_artifact(const protocol::LoadMsg& m, std::string* said)
     if (std::string err = start_python(); !err.empty()) return err;
   }
   if (std::string err = tighten_filter(); !err.empty()) return err;
+  if (req.install) return install_artifact(req);
   loaded_ = LoadedOp();
   loaded_.submission = !req.path.empty();
   loaded_.host_code = loaded_.submission && req.kind != protocol::ArtifactKind::Cubin;

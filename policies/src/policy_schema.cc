@@ -101,6 +101,11 @@ const std::vector<Field>& fields() {
       number("context_tolerance", "floor", &Policy::context_floor, kContextFloorRange,
              "The least allowed error under `factor`, in units of the output dtype's epsilon at the float64 "
              "result's largest magnitude (an exact eager would otherwise allow nothing)."),
+      number("train", "loss_atol", &Policy::train_loss_atol, kToleranceRange,
+             "`kernelgate train-check`: a step is inside the band when its loss with the submission's kernels is "
+             "within loss_atol + loss_rtol * |eager's loss| of eager's loss (the same model, seed and data)."),
+      number("train", "loss_rtol", &Policy::train_loss_rtol, kToleranceRange, "See loss_atol."),
+      integer("train", "steps", &Policy::train_steps, 1, 100000, "Training steps of each train-check run when --steps is not given."),
       custom(Type::Map, "rules", "<rule id>", &Policy::rules, read_rules, write_rules, "string", rule_values, "\"reject\"",
              "reject: the op (and the submission) fails, with the rule's evidence; flag: the evidence is "
              "reported, the verdict is not changed; off: the check's result is ignored. An unknown id is an error."),

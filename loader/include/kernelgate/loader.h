@@ -208,6 +208,10 @@ struct LoadRequest {
   enum class Model { None, Problem, Solution } model = Model::None;
   uint64_t model_seed = 0;
   std::string model_init;
+  // The op (cpu, cuda, python source) also becomes aten's own kernel for the device in the runner
+  // (protocol::kLoadInstallOverAten), and the op loaded before stays the one call() calls:
+  // train-check loads its model, then installs each op of the submission.
+  bool install_over_aten = false;
 };
 LoadRequest load_request(const OpFolder& op, const BuildResult& built, Device device);
 

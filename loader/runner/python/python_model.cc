@@ -13,6 +13,7 @@
 #include "module.h"
 #include "plugin_calls.h"
 #include "py_ref.h"
+#include "train_loop.h"
 
 #include <ATen/Functions.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -100,8 +101,13 @@ std::vector<at::Tensor> state_of(PyObject* model, const std::string& who) {
 
 class ModelKernel final : public c10::OperatorKernel {
  public:
-  ModelKernel(PyRef model, PyRef get_inputs, bool solution)
-      : model_(std::move(model)), get_inputs_(std::move(get_inputs)), solution_(solution), who_(solution ? "ModelNew" : "Model") {}
+  ModelKernel(PyRef model, PyRef get_inputs, PyRef globals, bool solution, bool cuda)
+      : model_(std::move(model)),
+        get_inputs_(std::move(get_inputs)),
+        globals_(std::move(globals)),
+        solution_(solution),
+        cuda_(cuda),
+        who_(solution ? "ModelNew" : "Model") {}
 
   // Called with the GIL released (the runner's code never holds it).
   void operator()(const c10::OperatorHandle&, c10::DispatchKeySet, c10::Stack* stack) {
@@ -119,6 +125,7 @@ class ModelKernel final : public c10::OperatorKernel {
       case ModelAction::State: out = solution_ ? take_state(inputs) : state_of(model_.get(), who_); break;
       case ModelAction::Extensions: out = inline_extension_requests(); break;
       case ModelAction::Forward64: out = forward64(inputs); break;
+      case ModelAction::Train: out = train(static_cast<uint64_t>(seed), inputs); break;
       default: throw std::runtime_error("kg-runner: unknown model action " + std::to_string(action));
     }
     if (kept.mode_left_on())
@@ -178,6 +185,14 @@ class ModelKernel final : public c10::OperatorKernel {
     return forward(c10::IValue(std::move(list)));
   }
 
+  // train-check: [int64 {steps}] -> losses, seconds per step, final parameters (train_loop.h).
+  std::vector<at::Tensor> train(uint64_t seed, const c10::IValue& inputs) {
+    if (solution_) throw std::runtime_error("kg-runner: train-check trains a problem file's Model");
+    const auto& items = inputs.toListRef();
+    if (items.size() != 1 || items[0].toTensor().numel() != 1) throw std::runtime_error("kg-runner: a train call takes [steps]");
+    return train_model(model_.get(), globals_.get(), seed, items[0].toTensor().item<int64_t>(), cuda_);
+  }
+
   // The reference's state copied over the solution's own, when every tensor lines up.
   std::vector<at::Tensor> take_state(const c10::IValue& given) {
     const std::vector<at::Tensor> mine = state_of(model_.get(), who_);
@@ -194,8 +209,8 @@ class ModelKernel final : public c10::OperatorKernel {
     return {at::full({1}, same ? 1 : 0, at::kLong)};
   }
 
-  PyRef model_, get_inputs_, model64_;
-  bool solution_;
+  PyRef model_, get_inputs_, globals_, model64_;
+  bool solution_, cuda_;
   std::string who_;
 };
 
@@ -262,7 +277,7 @@ std::unique_ptr<ModelKernel> load_problem(const std::string& source, const std::
   if (!args) raise_python("out of memory");
   manual_seed(seed);
   PyRef model = on_device(call_checked(model_class.get(), args.get(), "Model(*get_init_inputs())"), cuda, "Model");
-  return std::make_unique<ModelKernel>(std::move(model), std::move(get_inputs), false);
+  return std::make_unique<ModelKernel>(std::move(model), std::move(get_inputs), std::move(globals), false, cuda);
 }
 
 // The solution: ModelNew(*init) under `seed`. The arguments are parsed before the solution's own
@@ -278,7 +293,7 @@ std::unique_ptr<ModelKernel> load_solution(const std::string& source_path, const
   PyRef model_class = defined(globals.get(), "ModelNew", file, "the solution, a torch.nn.Module with Model's constructor arguments");
   manual_seed(seed);
   PyRef model = on_device(call_checked(model_class.get(), args.get(), "ModelNew(*get_init_inputs())"), cuda, "ModelNew");
-  return std::make_unique<ModelKernel>(std::move(model), PyRef(), true);
+  return std::make_unique<ModelKernel>(std::move(model), PyRef(), std::move(globals), true, cuda);
 }
 
 }  // namespace

@@ -42,6 +42,12 @@ struct Policy {
   double context_factor = 0;
   double context_floor = 4;
 
+  // train-check (docs/training.md): a step is inside the band when |loss with the submission's
+  // kernels - eager's loss| <= train_loss_atol + train_loss_rtol * |eager's loss|.
+  double train_loss_atol = 1e-4;
+  double train_loss_rtol = 1e-5;
+  int train_steps = 32;  // when --steps is not given
+
   // Rule id (catalogue.h, docs/threats.md) -> action. Rules not listed default to Reject.
   std::map<std::string, Action> rules;
 

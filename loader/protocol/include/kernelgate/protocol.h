@@ -28,7 +28,8 @@ constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 //    (kPrepareStartPython).
 // 9: ModelAction::Extensions (load_inline's calls a solution's first runner could not satisfy) and
 //    ModelAction::Forward64.
-constexpr uint32_t kVersion = 9;
+// 10: LoadMsg flags (kLoadInstallOverAten) and ModelAction::Train (train-check).
+constexpr uint32_t kVersion = 10;
 constexpr int kRunnerFd = 3;
 
 enum class MsgType : uint32_t {
@@ -82,6 +83,9 @@ enum class ModelAction : int64_t {
                    // an int64 count, then kInlineExtensionFields uint8 tensors (UTF-8 text) per call
   Forward64 = 4,   // problem: a float64 copy of Model on the inputs upcast to float64 (the truth the
                    // context-aware tolerance measures errors against)
+  Train = 5,       // problem: `inputs` = [int64 tensor {steps}]: Model trained that many steps from `seed`
+                   // (kernelgate/train_check.h); returns [float64 losses, float64 seconds per step,
+                   // float64 parameters flattened]; fewer losses than steps when one was not finite
 };
 // load_inline's call as the runner reports it: name, cpp_sources, cuda_sources, with_cuda ("1"/"0"),
 // functions, extra_cflags, extra_cuda_cflags, extra_ldflags (lists joined with '\n').
@@ -144,11 +148,21 @@ struct LoadMsg {
   char aten_overload[128];
   uint32_t kind;    // ArtifactKind
   uint32_t device;  // DeviceKind: set up before the filter tightens
+  uint32_t flags;   // kLoad* bits
+  uint32_t reserved;
   // PythonProblem and PythonSolution: the seed both models are constructed under, and for a
   // solution the constructor's arguments as the problem's LoadResult gave them (a Python literal).
   uint64_t model_seed;
   char model_init[2048];
 };
+
+// LoadMsg flags.
+// The artifact's op (cpu, cuda, python source) also becomes aten's own kernel for the device's
+// dispatch key, over the one libtorch registered, so that every caller of the aten overload in the
+// runner (a model's forward, autograd's backward formulas, an optimizer) runs it; the op loaded
+// before stays the one a Call calls. Loads accumulate this way: train-check's runner loads the
+// model, then installs each op of the submission.
+inline constexpr uint32_t kLoadInstallOverAten = 1u << 0;
 
 // A runner started ahead of its work (a pool's) does what Load does before the artifact: the
 // device (cuda: context, flush buffer, events) and the CPU flush buffer. The filter is not
