@@ -22,6 +22,7 @@ int kg_cmd_compare(int argc, char** argv);
 int kg_cmd_warmup(int argc, char** argv);
 int kg_cmd_serve(int argc, char** argv);
 int kg_cmd_train(int argc, char** argv);
+int kg_cmd_grad(int argc, char** argv);
 
 namespace {
 
@@ -42,6 +43,7 @@ const char* kUsage =
     "  serve         run the reward service: submissions over HTTP, results and rewards (docs/serve.md)\n"
     "  train-check DIR  train a small GPT (or --model PROBLEM.py) with and without the submission's kernels\n"
     "                installed over aten; exit 1 when the losses leave the policy's band (docs/training.md)\n"
+    "  grad-check DIR  backward correctness: gradients through the submission's kernels against eager autograd\n"
     "  warmup        build the precompiled headers every build reuses into the cache, ahead of the first build\n"
     "  version       print the version\n"
     "\n"
@@ -113,6 +115,7 @@ int main(int argc, char** argv) {
   if (cmd == "warmup") return kg_cmd_warmup(argc - 1, argv + 1);
   if (cmd == "serve") return kg_cmd_serve(argc - 1, argv + 1);
   if (cmd == "train-check") return kg_cmd_train(argc - 1, argv + 1);
+  if (cmd == "grad-check") return kg_cmd_grad(argc - 1, argv + 1);
   if (cmd == "version" || cmd == "--version") {
     std::printf("kernelgate %s\n", KG_VERSION_STRING);
     return 0;

@@ -50,6 +50,7 @@ class Runner {
     uint64_t model_seed = 0;  // PythonProblem, PythonSolution
     std::string model_init;   // PythonSolution
     bool install = false;     // protocol::kLoadInstallOverAten
+    bool gradient = false;    // protocol::kLoadGradient
   };
 
   // ---- Load (load.cc): replies LoadResult.

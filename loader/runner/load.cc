@@ -71,7 +71,8 @@ void Runner::prepare(const protocol::PrepareMsg& m) {
 }
 
 std::string Runner::load_artifact(const protocol::LoadMsg& m, std::string* said) {
-  if (m.kind > protocol::kMaxArtifactKind || m.device > 1 || (m.flags & ~protocol::kLoadInstallOverAten)) return "bad load message";
+  if (m.kind > protocol::kMaxArtifactKind || m.device > 1 || (m.flags & ~(protocol::kLoadInstallOverAten | protocol::kLoadGradient)))
+    return "bad load message";
   LoadRequest req{bounded(m.artifact_path, sizeof m.artifact_path), bounded(m.op_name, sizeof m.op_name),
                   bounded(m.aten_name, sizeof m.aten_name),         bounded(m.aten_overload, sizeof m.aten_overload),
                   static_cast<protocol::ArtifactKind>(m.kind),      static_cast<protocol::DeviceKind>(m.device)};
@@ -79,6 +80,8 @@ std::string Runner::load_artifact(const protocol::LoadMsg& m, std::string* said)
   req.model_seed = m.model_seed;
   req.model_init = bounded(m.model_init, sizeof m.model_init);
   req.install = (m.flags & protocol::kLoadInstallOverAten) != 0;
+  req.gradient = (m.flags & protocol::kLoadGradient) != 0;
+  if (req.gradient && (req.install || !req.path.empty())) return "a gradient load names the aten overload only";
   const bool model = req.kind == protocol::ArtifactKind::PythonProblem || req.kind == protocol::ArtifactKind::PythonSolution;
   const bool python = req.kind == protocol::ArtifactKind::PythonSource || model;
   // KernelBench's models run on cuda:0 too; a BackendBench-layout python kernel on the CPU only so far.
@@ -159,7 +162,7 @@ std::string Runner::load_dispatcher_op(const LoadRequest& req) {
   }
   try {
     auto handle = c10::Dispatcher::singleton().findSchemaOrThrow(name.c_str(), overload.c_str());
-    loaded_.op = std::make_unique<DispatcherOp>(handle);
+    loaded_.op = req.gradient ? make_gradient_op(handle) : std::make_unique<DispatcherOp>(handle);
     loaded_.called_name = handle.schema().name();
     return "";
   } catch (const std::exception& e) { return std::string("the artifact did not register ") + name + ": " + e.what(); }

@@ -6,6 +6,7 @@
 #include "kg_build_config.h"
 
 #include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 
 #include <functional>
@@ -31,6 +32,10 @@ class Op {
   virtual std::vector<c10::IValue> run(std::vector<c10::IValue>& args) = 0;
   virtual void finish(std::vector<c10::IValue>& args) {}
 };
+
+// protocol::kLoadGradient (gradient.cc): `op` called with autograd on, the gradients of the
+// weighted sum of its floating returns returned as one Tensor[].
+std::unique_ptr<Op> make_gradient_op(c10::OperatorHandle op);
 
 // A device error (CUDA fault): the context is gone; report and exit.
 struct DeviceError : std::runtime_error {

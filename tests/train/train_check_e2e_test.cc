@@ -174,3 +174,77 @@ TEST_F(TrainCheck, BadUsageIsExitTwoNamingTheProblem) {
 }
 
 }  // namespace
+
+namespace {
+
+nlohmann::json grad_json(const fs::path& out) { return nlohmann::json::parse(kg::e2e::read(out / "grad.json")); }
+
+const nlohmann::json* target(const nlohmann::json& j, const std::string& op) {
+  for (const auto& t : j["targets"])
+    if (t["op"] == op) return &t;
+  return nullptr;
+}
+
+// grad-check installs the ops but runs no model: no python needed unless a python op is installed.
+class GradCheck : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = kg::e2e::temp_dir(std::string("grad-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  fs::path dir_;
+};
+
+TEST_F(GradCheck, HonestReluAndThresholdBackwardMatchEagerAutograd) {
+  const auto r = run("grad-check " + kTrain + "grad_relu --out " + dir_.string(), 600);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto j = grad_json(dir_);
+  // relu.default: its own kernel and threshold_backward's; threshold.default: threshold_backward's.
+  const auto* relu = target(j, "relu.default");
+  const auto* threshold = target(j, "threshold.default");
+  ASSERT_TRUE(relu && threshold) << j["targets"].dump();
+  EXPECT_EQ((*relu)["because"].size(), 2u);
+  EXPECT_GT((*relu)["passed"].get<int>(), 0);
+  EXPECT_GT((*threshold)["passed"].get<int>(), 0);
+  for (const auto* t : {relu, threshold}) {
+    EXPECT_EQ((*t)["failed"], 0) << t->dump();
+    EXPECT_EQ((*t)["nondeterministic"], 0) << t->dump();
+  }
+}
+
+TEST_F(GradCheck, GeluBackwardMissingATermIsWrongOnGelusGradient) {
+  const auto r = run("grad-check " + kTrain + "grad_wrong --out " + dir_.string(), 600);
+  ASSERT_EQ(r.status, 1) << r.output;
+  const auto j = grad_json(dir_);
+  const auto* gelu = target(j, "gelu.default");
+  ASSERT_TRUE(gelu) << j.dump();
+  EXPECT_GT((*gelu)["failed"].get<int>(), 0);
+  bool named = false;
+  for (const auto& s : (*gelu)["samples"])
+    if (s["status"] == "fail" && s["detail"].get<std::string>().find("gradient of argument 'self'") != std::string::npos) named = true;
+  EXPECT_TRUE(named) << gelu->dump();
+}
+
+TEST_F(GradCheck, AtomicsLikeAccumulationOrderIsNondeterministicNotWrong) {
+  const auto r = run("grad-check " + kTrain + "grad_nondeterministic --out " + dir_.string(), 600);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto j = grad_json(dir_);
+  const auto* emb = target(j, "embedding.default");
+  ASSERT_TRUE(emb) << j.dump();
+  EXPECT_GT((*emb)["nondeterministic"].get<int>(), 0) << emb->dump();
+  EXPECT_EQ((*emb)["failed"], 0) << emb->dump();
+  EXPECT_NE(r.output.find("nondeterministic"), std::string::npos);
+}
+
+TEST_F(GradCheck, BadUsageIsExitTwo) {
+  EXPECT_EQ(run("grad-check " + kTrain + "grad_relu", 60).status, 2);
+  const auto suite = run("grad-check " + kTrain + "grad_relu --out " + dir_.string() + " --suite no-such-suite", 60);
+  EXPECT_EQ(suite.status, 2);
+  EXPECT_NE(suite.output.find("unknown suite"), std::string::npos) << suite.output;
+  EXPECT_EQ(run("grad-check --out " + dir_.string(), 60).status, 2);
+}
+
+}  // namespace

@@ -3,6 +3,8 @@
 // ops installed over aten (protocol::kLoadInstallOverAten) — and compares their losses.
 #include "kernelgate/train_check.h"
 
+#include "installs.h"
+
 #include "kernelgate/harness.h"
 #include "kernelgate/loader.h"
 #include "kernelgate/protocol.h"
@@ -25,11 +27,6 @@ namespace kg::train {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct Installable {
-  loader::OpFolder folder;
-  loader::BuildResult built;
-};
 
 struct Setup {
   const TrainOptions& options;
@@ -89,14 +86,9 @@ TrainRun run_model(const Setup& s, const std::vector<Installable>& ops, bool* mo
     run.error = "the model does not load: " + e->message;
     return run;
   }
-  for (const Installable& op : ops) {
-    loader::LoadRequest req = loader::load_request(op.folder, op.built, device);
-    req.artifact = client->stage(op.built.artifact);
-    req.install_over_aten = true;
-    if (auto e = client->load(req)) {
-      run.error = "cannot install " + op.folder.op + " over aten: " + e->message;
-      return run;
-    }
+  if (std::string err = install_ops(*client, ops, device); !err.empty()) {
+    run.error = err;
+    return run;
   }
   c10::List<at::Tensor> inputs;
   inputs.push_back(at::full({1}, s.steps, at::kLong));
@@ -120,34 +112,6 @@ TrainRun run_model(const Setup& s, const std::vector<Installable>& ops, bool* mo
   if (run.losses.size() > static_cast<size_t>(s.steps) || run.step_s.size() != run.losses.size())
     run.error = "the runner's training returned " + std::to_string(run.losses.size()) + " losses for " + std::to_string(s.steps) + " steps";
   return run;
-}
-
-std::vector<Installable> build_ops(const TrainOptions& o, const policy::Policy& policy, const std::string& work, TrainReport& r) {
-  const loader::ScanResult scan = loader::scan_submission(o.submission);
-  for (const auto& [folder, problem] : scan.problems) r.ops.push_back({folder, "", "not installable: " + problem});
-  loader::BuildOptions bo;
-  bo.work_dir = work;
-  bo.submission_root = o.submission;
-  bo.time_s = policy.compile_time_s;
-  bo.memory_mb = static_cast<uint64_t>(policy.compile_memory_mb);
-  bo.cache_artifact_max_bytes = static_cast<uint64_t>(policy.cache_artifact_mb) << 20;
-  std::vector<Installable> ops;
-  for (const loader::OpFolder& f : scan.ops) {
-    InstalledOp shown{f.op, loader::kind_name(f.kind), "installed"};
-    if (f.kind == loader::Kind::Nvrtc) {
-      shown.status = "not installable: an nvrtc op is no dispatcher kernel (train-check installs cpu, cuda and python ops)";
-    } else if (std::string why = loader::kind_unavailable(f.kind); !why.empty()) {
-      shown.status = "not installable: " + why;
-    } else if (f.kind == loader::Kind::Cuda && o.device != names::Device::Cuda) {
-      shown.status = "not installable: a cuda op on the CPU (run with --device cuda)";
-    } else {
-      loader::BuildResult b = loader::build(f, bo);
-      if (!b.ok) shown.status = "compile_error: " + b.error;
-      else ops.push_back({f, std::move(b)});
-    }
-    r.ops.push_back(std::move(shown));
-  }
-  return ops;
 }
 
 }  // namespace
@@ -180,7 +144,7 @@ TrainReport train_check(const TrainOptions& o, const policy::Policy& policy) {
   Setup s{o, policy, r.steps, staging.string(), model_path.string()};
   std::vector<Installable> ops;
   try {
-    ops = build_ops(o, policy, work.string(), r);
+    ops = build_ops(o.submission, o.device, policy, work.string(), &r.ops);
     if (ops.empty()) {
       r.submission_fault = true;
       r.error = "no op of the submission could be installed (" + std::to_string(r.ops.size()) + " found)";

@@ -212,6 +212,9 @@ struct LoadRequest {
   // (protocol::kLoadInstallOverAten), and the op loaded before stays the one call() calls:
   // train-check loads its model, then installs each op of the submission.
   bool install_over_aten = false;
+  // With `artifact` "": each call differentiates the aten overload (protocol::kLoadGradient): the
+  // call's inputs are the overload's arguments then a Tensor[] of weights; it returns one Tensor[].
+  bool gradient = false;
 };
 LoadRequest load_request(const OpFolder& op, const BuildResult& built, Device device);
 

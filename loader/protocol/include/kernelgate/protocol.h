@@ -28,7 +28,7 @@ constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 //    (kPrepareStartPython).
 // 9: ModelAction::Extensions (load_inline's calls a solution's first runner could not satisfy) and
 //    ModelAction::Forward64.
-// 10: LoadMsg flags (kLoadInstallOverAten) and ModelAction::Train (train-check).
+// 10: LoadMsg flags (kLoadInstallOverAten, kLoadGradient) and ModelAction::Train (train-check, grad-check).
 constexpr uint32_t kVersion = 10;
 constexpr int kRunnerFd = 3;
 
@@ -163,6 +163,12 @@ struct LoadMsg {
 // before stays the one a Call calls. Loads accumulate this way: train-check's runner loads the
 // model, then installs each op of the submission.
 inline constexpr uint32_t kLoadInstallOverAten = 1u << 0;
+// With no artifact (the aten overload itself): a Call's arguments are the overload's followed by a
+// Tensor[] of weights, one per floating return, and it returns [the gradients of
+// sum_k (return_k * weight_k).sum() with respect to each floating tensor argument]
+// (kernelgate/weighted_grad.h), autograd on. After installs, the forward and the backward formulas
+// run the submission's kernels: grad-check.
+inline constexpr uint32_t kLoadGradient = 1u << 1;
 
 // A runner started ahead of its work (a pool's) does what Load does before the artifact: the
 // device (cuda: context, flush buffer, events) and the CPU flush buffer. The filter is not
