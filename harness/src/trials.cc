@@ -336,10 +336,15 @@ bool local_for_slicing(const WrongCall& big, const Judged& probe) {
 }
 
 // Evidence A (local ops): right on the probe, wrong on the same values at the same positions of
-// the large call.
-std::optional<std::string> same_values_other_answer(const OpState& op, const WrongCall& big, const Judged& probe) {
+// the large call. When the candidate's answers there are bit for bit those it gave on the probe,
+// its answer did not change with the size: what changed is how it was judged (the probe small
+// enough for the float64 result that accepts an answer more exact than the library's, the large
+// call not), and that is no evidence.
+std::optional<std::string> same_values_other_answer(const OpState& op, const WrongCall& big, const Judged& probe,
+                                                    const std::vector<c10::IValue>& probe_returns) {
   std::optional<std::vector<c10::IValue>> cand_slice = slice_like(big.returns, probe.ref_returns);
   if (!cand_slice) return std::nullopt;
+  if (bitwise_equal(*cand_slice, probe_returns)) return std::nullopt;
   for (size_t i = 0; i < cand_slice->size() && i < probe.ref_returns.size(); ++i)
     if (auto m = compare_values(probe.ref_returns[i], (*cand_slice)[i], op.policy, op.folder.op, "return " + std::to_string(i)))
       return "right on " + shapes_text(probe.inputs) + " (the leading slice of the inputs of the wrong call on " + shapes_text(big.inputs) +
@@ -389,8 +394,8 @@ void size_probe(OpState& op) {
   loader::CallOutcome out = op.runner->call(probe->inputs, n_returns, op.policy.run_call_time_s, op.call_options(probe->ref_returns));
   runner_evidence(op, out, trace::format_call(big.sample.call) + " cut by " + std::to_string(factor));
   if (out.kind != loader::CallOutcome::Kind::Ok || !judge(op, *probe, out.returns, out.args_after).empty()) return;
-  std::optional<std::string> evidence =
-      local_for_slicing(big, *probe) ? same_values_other_answer(op, big, *probe) : error_grows_with_size(op, big, *probe, out.returns);
+  std::optional<std::string> evidence = local_for_slicing(big, *probe) ? same_values_other_answer(op, big, *probe, out.returns)
+                                                                       : error_grows_with_size(op, big, *probe, out.returns);
   if (evidence) h.size_evidence = trace::format_call(big.sample.call) + ": " + *evidence;
 }
 

@@ -149,7 +149,7 @@ TEST(PolicySchema, EqualityCoversEverySettingButTheSource) {
 TEST(PolicySchema, UnknownKeyListsAreTheTables) {
   EXPECT_POLICY_ERROR(
       "frobnicate = 1\n",
-      "known keys: base, name, description, tolerance, op, context_tolerance, rules, libraries, trials, timing, reward, limits");
+      "known keys: base, name, description, tolerance, op, context_tolerance, train, rules, libraries, trials, timing, reward, limits");
   EXPECT_POLICY_ERROR("[timing]\nx = 1\n", "known keys in [timing]: enabled, warmup, min_reps, max_reps, min_seconds, rotation_mib");
   EXPECT_POLICY_ERROR("[limits]\nx = 1\n",
                       "known keys in [limits]: compile_time_s, compile_memory_mb, run_call_time_s, run_memory_mb, "
