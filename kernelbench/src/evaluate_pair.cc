@@ -13,12 +13,15 @@
 #include "model_inputs.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <torch/version.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -206,6 +209,7 @@ class PairJudge {
       right.push_back(r_.passed > passed);
     }
     replayed(outputs, right);
+    if (r_.failures.empty() && defines_autograd_function(pair_.solution)) judge_gradients(problem, *solution);
     if (options_.timing && r_.failures.empty() && r_.passed == r_.total && !samples_.empty()) {
       t = Clock::now();
       time_forward(problem, *solution, samples_[0]);
@@ -213,6 +217,57 @@ class PairJudge {
     } else if (!options_.timing) {
       r_.timing_skipped = "timing off (--no-timing)";
     }
+  }
+
+  // A solution that defines its own torch.autograd.Function is judged on its backward too: the
+  // gradients of sum_k (output_k * w_k).sum(), w random, with respect to the floating inputs and
+  // the parameters, on draw 0, against Model's (ModelAction::Backward in each side's runner).
+  static bool defines_autograd_function(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    return text.find("autograd.Function") != std::string::npos;
+  }
+
+  void judge_gradients(Side& problem, Side& solution) {
+    Sample g = samples_[0];
+    g.label = "gradients on " + g.label;
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(derived_seed(seed_, 300));
+    std::vector<at::Tensor> args = g.inputs;
+    for (const at::Tensor& out : g.reference)
+      if (out.is_floating_point())
+        args.push_back(at::randn(out.sizes(), gen, at::TensorOptions().dtype(at::kDouble)).to(out.scalar_type()));
+    const auto n_inputs = static_cast<uint64_t>(g.inputs.size());
+    std::vector<at::Tensor> want;
+    if (!problem_call(problem, model_call(ModelAction::Backward, n_inputs, args), "Model's gradients", &want)) return;
+    r_.total++;
+    // No runner evidence from this call: the loss, autograd's engine and the gradients' zeros are
+    // kernelgate's own aten ops in the same call, which the dispatcher observer cannot tell from the
+    // solution's. Fallback and the other runner rules judge the forward calls.
+    const CallOutcome out = solution.call(model_call(ModelAction::Backward, n_inputs, args), policy_.run_call_time_s);
+    const auto got = out.kind == CallOutcome::Kind::Ok ? tensors_of(out.returns) : std::nullopt;
+    if (!got) {
+      r_.failures.push_back(failure(g, Category::RuntimeError, "ModelNew's gradients: " + outcome_text(out)));
+      return;
+    }
+    if (got->size() != want.size()) {
+      r_.failures.push_back(failure(g, Category::ShapeMismatch,
+                                    "ModelNew has " + std::to_string(got->size()) + " gradients (floating inputs and parameters), Model " +
+                                        std::to_string(want.size())));
+      return;
+    }
+    size_t floating_inputs = 0;
+    for (const at::Tensor& t : g.inputs) floating_inputs += t.is_floating_point() ? 1 : 0;
+    for (size_t j = 0; j < got->size(); ++j) {
+      const std::string where = j < floating_inputs ? "gradient of floating input " + std::to_string(j)
+                                                    : "gradient of parameter " + std::to_string(j - floating_inputs);
+      if (auto m = harness::compare_values(c10::IValue(want[j]), c10::IValue((*got)[j]), policy_, kToleranceOf, where)) {
+        Failure f = failure(g, m->category, m->where + ": " + m->detail);
+        f.mismatch = *m;
+        r_.failures.push_back(std::move(f));
+        return;
+      }
+    }
+    r_.passed++;
   }
 
   // The problem's own fault: a call of the reference that did not answer as it should.

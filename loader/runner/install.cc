@@ -64,7 +64,9 @@ std::string Runner::install_artifact(const LoadRequest& req) {
     if (target.schema().arguments().size() != aten.schema().arguments().size() ||
         target.schema().returns().size() != aten.schema().returns().size())
       return req.name + " does not have " + shown + "'s arguments and returns";
-    const c10::DispatchKey key = req.device == protocol::DeviceKind::Cuda0 ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU;
+    const bool cuda = req.device == protocol::DeviceKind::Cuda0;
+    const c10::DispatchKey key = req.autograd ? (cuda ? c10::DispatchKey::AutogradCUDA : c10::DispatchKey::AutogradCPU)
+                                              : (cuda ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU);
     const std::string ns_less = shown.substr(shown.find("::") + 2);
     auto lib = std::make_unique<torch::Library>(torch::Library::IMPL, "aten", key, __FILE__, __LINE__);
     lib->impl(ns_less.c_str(), torch::CppFunction::makeFromBoxedFunctor(std::make_unique<InstalledKernel>(target, shown)));

@@ -51,6 +51,7 @@ class Runner {
     std::string model_init;   // PythonSolution
     bool install = false;     // protocol::kLoadInstallOverAten
     bool gradient = false;    // protocol::kLoadGradient
+    bool autograd = false;    // protocol::kLoadInstallAutograd
   };
 
   // ---- Load (load.cc): replies LoadResult.

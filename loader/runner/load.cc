@@ -71,7 +71,8 @@ void Runner::prepare(const protocol::PrepareMsg& m) {
 }
 
 std::string Runner::load_artifact(const protocol::LoadMsg& m, std::string* said) {
-  if (m.kind > protocol::kMaxArtifactKind || m.device > 1 || (m.flags & ~(protocol::kLoadInstallOverAten | protocol::kLoadGradient)))
+  if (m.kind > protocol::kMaxArtifactKind || m.device > 1 ||
+      (m.flags & ~(protocol::kLoadInstallOverAten | protocol::kLoadGradient | protocol::kLoadInstallAutograd)))
     return "bad load message";
   LoadRequest req{bounded(m.artifact_path, sizeof m.artifact_path), bounded(m.op_name, sizeof m.op_name),
                   bounded(m.aten_name, sizeof m.aten_name),         bounded(m.aten_overload, sizeof m.aten_overload),
@@ -81,6 +82,8 @@ std::string Runner::load_artifact(const protocol::LoadMsg& m, std::string* said)
   req.model_init = bounded(m.model_init, sizeof m.model_init);
   req.install = (m.flags & protocol::kLoadInstallOverAten) != 0;
   req.gradient = (m.flags & protocol::kLoadGradient) != 0;
+  req.autograd = (m.flags & protocol::kLoadInstallAutograd) != 0;
+  if (req.autograd && !req.install) return "an autograd install is an install";
   if (req.gradient && (req.install || !req.path.empty())) return "a gradient load names the aten overload only";
   const bool model = req.kind == protocol::ArtifactKind::PythonProblem || req.kind == protocol::ArtifactKind::PythonSolution;
   const bool python = req.kind == protocol::ArtifactKind::PythonSource || model;

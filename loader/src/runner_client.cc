@@ -381,7 +381,8 @@ std::optional<LoadError> RunnerClient::load(const LoadRequest& req, std::string*
   m.model_seed = req.model_seed;
   copy_cstr(m.model_init, sizeof m.model_init, req.model_init);
   m.device = wire_device(req.device);
-  m.flags = (req.install_over_aten ? protocol::kLoadInstallOverAten : 0) | (req.gradient ? protocol::kLoadGradient : 0);
+  m.flags = (req.install_over_aten ? protocol::kLoadInstallOverAten : 0) | (req.gradient ? protocol::kLoadGradient : 0) |
+            (req.install_autograd ? protocol::kLoadInstallAutograd : 0);
   // A python source's interpreter starts first, unwatched: importing torch probes library paths
   // (a pip PyTorch's RPATHs) that are none of the source's doing.
   if (req.kind == Kind::Python) {

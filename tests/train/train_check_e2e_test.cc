@@ -248,3 +248,51 @@ TEST_F(GradCheck, BadUsageIsExitTwo) {
 }
 
 }  // namespace
+
+namespace {
+
+// A python kernel with its own torch.autograd.Function is installed at the Autograd key: its own
+// backward is what grad-check and training run. The honest one passes every sample it accepts (it
+// refuses approximate='tanh'); the one whose backward forgets a term fails where its forward is
+// right, which aten's derivative formula would have hidden.
+class PythonAutogradFunction : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!python_kind()) GTEST_SKIP() << "kg-runner's python plugin is not built";
+    dir_ = kg::e2e::temp_dir(std::string("pyfn-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+  fs::path dir_;
+};
+
+TEST_F(PythonAutogradFunction, HonestBackwardMatchesEagerAutograd) {
+  const auto r = run("grad-check " + kTrain + "grad_python_function --out " + dir_.string(), 600);
+  const auto j = grad_json(dir_);
+  const auto* gelu = target(j, "gelu.default");
+  ASSERT_TRUE(gelu) << r.output;
+  EXPECT_GE((*gelu)["passed"].get<int>(), 10) << gelu->dump();
+  for (const auto& s : (*gelu)["samples"])
+    if (s["status"] == "fail") EXPECT_NE(s["sample"].get<std::string>().find("tanh"), std::string::npos) << s.dump();
+}
+
+TEST_F(PythonAutogradFunction, WrongBackwardIsFoundByGradCheckAndLeavesTheTrainingBand) {
+  const auto g = run("grad-check " + kTrain + "grad_python_function_wrong --out " + (dir_ / "g").string(), 600);
+  ASSERT_EQ(g.status, 1) << g.output;
+  const auto j = grad_json(dir_ / "g");
+  const auto* gelu = target(j, "gelu.default");
+  ASSERT_TRUE(gelu);
+  bool plain_sample_failed = false;
+  for (const auto& s : (*gelu)["samples"])
+    if (s["status"] == "fail" && s["sample"].get<std::string>().find("tanh") == std::string::npos &&
+        s["detail"].get<std::string>().find("gradient of argument 'self'") != std::string::npos)
+      plain_sample_failed = true;
+  EXPECT_TRUE(plain_sample_failed) << gelu->dump();
+  const auto t = run("train-check " + kTrain + "grad_python_function_wrong --out " + (dir_ / "t").string() + " --steps 4", 600);
+  ASSERT_EQ(t.status, 1) << t.output;
+  EXPECT_EQ(train_json(dir_ / "t")["first_step_outside"], 1);
+}
+
+}  // namespace

@@ -1,6 +1,8 @@
 #include "installs.h"
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 
 namespace kg::train {
 
@@ -34,11 +36,19 @@ std::vector<Installable> build_ops(const std::string& submission, names::Device 
   return ops;
 }
 
+bool defines_autograd_function(const Installable& op) {
+  if (op.folder.kind != loader::Kind::Python) return false;
+  std::ifstream in(op.built.artifact, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  return text.find("autograd.Function") != std::string::npos;
+}
+
 std::string install_ops(loader::RunnerClient& client, const std::vector<Installable>& ops, loader::Device device) {
   for (const Installable& op : ops) {
     loader::LoadRequest req = loader::load_request(op.folder, op.built, device);
     req.artifact = client.stage(op.built.artifact);
     req.install_over_aten = true;
+    req.install_autograd = defines_autograd_function(op);
     if (auto e = client.load(req)) return "cannot install " + op.folder.op + " over aten: " + e->message;
   }
   return "";

@@ -23,6 +23,11 @@ struct Installable {
 std::vector<Installable> build_ops(const std::string& submission, names::Device device, const policy::Policy& policy,
                                    const std::string& work, std::vector<InstalledOp>* shown);
 
+// A python op whose source subclasses torch.autograd.Function: installed at the Autograd key, so
+// that its own backward is the one autograd runs (any other op is installed below autograd, and
+// aten's derivative formula calls the submission's kernels).
+bool defines_autograd_function(const Installable& op);
+
 // Stages and installs `ops` over aten in `client` (loads with LoadRequest::install_over_aten).
 // Returns "" or why one could not be installed.
 std::string install_ops(loader::RunnerClient& client, const std::vector<Installable>& ops, loader::Device device);

@@ -212,6 +212,9 @@ struct LoadRequest {
   // (protocol::kLoadInstallOverAten), and the op loaded before stays the one call() calls:
   // train-check loads its model, then installs each op of the submission.
   bool install_over_aten = false;
+  // With install_over_aten: at the device's Autograd key, in place of aten's derivative formula
+  // (a python kernel with its own torch.autograd.Function; protocol::kLoadInstallAutograd).
+  bool install_autograd = false;
   // With `artifact` "": each call differentiates the aten overload (protocol::kLoadGradient): the
   // call's inputs are the overload's arguments then a Tensor[] of weights; it returns one Tensor[].
   bool gradient = false;

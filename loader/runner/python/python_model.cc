@@ -126,6 +126,7 @@ class ModelKernel final : public c10::OperatorKernel {
       case ModelAction::Extensions: out = inline_extension_requests(); break;
       case ModelAction::Forward64: out = forward64(inputs); break;
       case ModelAction::Train: out = train(static_cast<uint64_t>(seed), inputs); break;
+      case ModelAction::Backward: out = backward(seed, inputs); break;
       default: throw std::runtime_error("kg-runner: unknown model action " + std::to_string(action));
     }
     if (kept.mode_left_on())
@@ -191,6 +192,15 @@ class ModelKernel final : public c10::OperatorKernel {
     const auto& items = inputs.toListRef();
     if (items.size() != 1 || items[0].toTensor().numel() != 1) throw std::runtime_error("kg-runner: a train call takes [steps]");
     return train_model(model_.get(), globals_.get(), seed, items[0].toTensor().item<int64_t>(), cuda_);
+  }
+
+  // [n inputs, weights...] -> the gradients (train_loop.h).
+  std::vector<at::Tensor> backward(int64_t n_inputs, const c10::IValue& inputs) {
+    const std::vector<at::Tensor> all = inputs.toTensorVector();
+    if (n_inputs < 0 || static_cast<size_t>(n_inputs) > all.size())
+      throw std::runtime_error("kg-runner: a backward call's input count is out of range");
+    const std::vector<at::Tensor> in(all.begin(), all.begin() + n_inputs), weights(all.begin() + n_inputs, all.end());
+    return model_gradients(model_.get(), in, weights, who_);
   }
 
   // The reference's state copied over the solution's own, when every tensor lines up.

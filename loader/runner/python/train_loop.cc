@@ -74,31 +74,74 @@ def kg_train(model, problem, seed, steps, cuda):
             break
     flat = torch.cat([p.detach().reshape(-1).to(torch.float64).cpu() for p in params])
     return (torch.tensor(losses, dtype=torch.float64), torch.tensor(times, dtype=torch.float64), flat)
+
+def kg_gradients(model, inputs, weights):
+    leaves = []
+    args = []
+    for x in inputs:
+        if x.is_floating_point():
+            x = x.detach().requires_grad_(True)
+            leaves.append(x)
+        args.append(x)
+    out = model(*args)
+    outs = [out] if isinstance(out, torch.Tensor) else list(out)
+    outs = [o for o in outs if isinstance(o, torch.Tensor) and o.is_floating_point()]
+    if len(outs) != len(weights):
+        raise ValueError('%d floating outputs for %d weights' % (len(outs), len(weights)))
+    loss = None
+    for o, w in zip(outs, weights):
+        if o.requires_grad:
+            term = (o * w.to(o.dtype)).sum()
+            loss = term if loss is None else loss + term
+    if loss is None:
+        raise ValueError('no output depends on the inputs or parameters through autograd')
+    params = list(model.parameters())
+    wrt = leaves + params
+    grads = torch.autograd.grad(loss, wrt, allow_unused=True)
+    return [torch.zeros_like(t) if g is None else g.detach() for g, t in zip(grads, wrt)]
 )PY";
 
-PyRef loop_function() {
-  static PyObject* fn = nullptr;  // kept for the interpreter's life
-  if (!fn) {
-    PyRef globals = execute_module(kLoop, "<kernelgate train-check>", "kg_train_loop");
-    PyObject* f = PyDict_GetItemString(globals.get(), "kg_train");  // borrowed
-    if (!f) throw std::runtime_error("kernelgate's training loop defines no kg_train");
-    Py_INCREF(f);
-    fn = f;
+// kg_train or kg_gradients, from the module made once for the interpreter's life.
+PyRef loop_function(const char* name) {
+  static PyObject* globals = nullptr;
+  if (!globals) {
+    PyRef g = execute_module(kLoop, "<kernelgate train-check>", "kg_train_loop");
+    Py_INCREF(g.get());
+    globals = g.get();
   }
-  return PyRef::borrow(fn);
+  PyObject* f = PyDict_GetItemString(globals, name);  // borrowed
+  if (!f) throw std::runtime_error(std::string("kernelgate's training module defines no ") + name);
+  return PyRef::borrow(f);
+}
+
+// The runner calls every op below autograd; a training step or a gradient needs it back. The
+// caller's DispatchStateKept puts the thread's state back afterwards.
+struct AutogradOn {
+  AutogradOn() : keys(with_autograd(c10::impl::tls_local_dispatch_key_set())), force(keys), grad(true) {}
+  static c10::impl::LocalDispatchKeySet with_autograd(c10::impl::LocalDispatchKeySet k) {
+    k.excluded_ = k.excluded_ - c10::autograd_dispatch_keyset_with_ADInplaceOrView;
+    return k;
+  }
+  c10::impl::LocalDispatchKeySet keys;
+  c10::impl::ForceDispatchKeyGuard force;
+  c10::AutoGradMode grad;
+};
+
+PyRef tensor_list(const std::vector<at::Tensor>& ts, const std::string& what) {
+  PyRef l = PyRef::steal(PyList_New(static_cast<Py_ssize_t>(ts.size())));
+  if (!l) throw std::runtime_error("out of memory");
+  const c10::TypePtr tensor = c10::TensorType::get();
+  for (size_t i = 0; i < ts.size(); ++i)
+    PyList_SET_ITEM(l.get(), static_cast<Py_ssize_t>(i), to_python(c10::IValue(ts[i]), tensor, what + " " + std::to_string(i)).release());
+  return l;
 }
 
 }  // namespace
 
 std::vector<at::Tensor> train_model(PyObject* model, PyObject* problem_globals, uint64_t seed, int64_t steps, bool cuda) {
   if (steps < 1 || steps > 100000) throw std::runtime_error("kg-runner: train steps out of range: " + std::to_string(steps));
-  // The runner calls every op below autograd; a training step needs it back. The caller's
-  // DispatchStateKept puts the thread's state back afterwards.
-  c10::impl::LocalDispatchKeySet keys = c10::impl::tls_local_dispatch_key_set();
-  keys.excluded_ = keys.excluded_ - c10::autograd_dispatch_keyset_with_ADInplaceOrView;
-  c10::impl::ForceDispatchKeyGuard with_autograd(keys);
-  c10::AutoGradMode grad(true);
-  PyRef fn = loop_function();
+  AutogradOn on;
+  PyRef fn = loop_function("kg_train");
   PyRef out = PyRef::steal(PyObject_CallFunction(fn.get(), "OOKLi", model, problem_globals, static_cast<unsigned long long>(seed),
                                                  static_cast<long long>(steps), cuda ? 1 : 0));
   if (!out) throw std::runtime_error("training the model raised:\n" + take_exception(kTracebackBytes));
@@ -106,6 +149,20 @@ std::vector<at::Tensor> train_model(PyObject* model, PyObject* problem_globals, 
   const c10::TypePtr tensor = c10::TensorType::get();
   for (Py_ssize_t i = 0; i < 3; ++i)
     result.push_back(from_python(PyTuple_GET_ITEM(out.get(), i), tensor, "the training loop's result").toTensor());
+  return result;
+}
+
+std::vector<at::Tensor> model_gradients(PyObject* model, const std::vector<at::Tensor>& inputs, const std::vector<at::Tensor>& weights,
+                                        const std::string& who) {
+  AutogradOn on;
+  PyRef fn = loop_function("kg_gradients");
+  PyRef in = tensor_list(inputs, "input"), w = tensor_list(weights, "weight");
+  PyRef out = PyRef::steal(PyObject_CallFunctionObjArgs(fn.get(), model, in.get(), w.get(), nullptr));
+  if (!out) throw std::runtime_error(who + "'s gradients raised:\n" + take_exception(kTracebackBytes));
+  std::vector<at::Tensor> result;
+  const c10::TypePtr tensor = c10::TensorType::get();
+  const Py_ssize_t n = PyList_Size(out.get());
+  for (Py_ssize_t i = 0; i < n; ++i) result.push_back(from_python(PyList_GET_ITEM(out.get(), i), tensor, who + "'s gradient").toTensor());
   return result;
 }
 

@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace kg::runner::python {
@@ -18,5 +19,11 @@ namespace kg::runner::python {
 // fixed random target) and TRAIN_LR (default 1e-3). A loss that is not finite ends the run there.
 // The GIL must be held. Throws std::runtime_error with the traceback.
 std::vector<at::Tensor> train_model(PyObject* model, PyObject* problem_globals, uint64_t seed, int64_t steps, bool cuda);
+
+// ModelAction::Backward: `model` called on `inputs` with autograd on (each floating input a fresh
+// leaf), and the gradients of sum_k (output_k * weights[k]).sum() with respect to the floating
+// inputs, then to model.parameters(), zeros where the loss does not reach one. The GIL must be held.
+std::vector<at::Tensor> model_gradients(PyObject* model, const std::vector<at::Tensor>& inputs, const std::vector<at::Tensor>& weights,
+                                        const std::string& who);
 
 }  // namespace kg::runner::python

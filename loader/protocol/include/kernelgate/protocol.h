@@ -28,7 +28,8 @@ constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 //    (kPrepareStartPython).
 // 9: ModelAction::Extensions (load_inline's calls a solution's first runner could not satisfy) and
 //    ModelAction::Forward64.
-// 10: LoadMsg flags (kLoadInstallOverAten, kLoadGradient) and ModelAction::Train (train-check, grad-check).
+// 10: LoadMsg flags (kLoadInstallOverAten, kLoadGradient, kLoadInstallAutograd), ModelAction::Train and
+//     ModelAction::Backward (train-check, grad-check, a KernelBench solution's own autograd).
 constexpr uint32_t kVersion = 10;
 constexpr int kRunnerFd = 3;
 
@@ -86,6 +87,9 @@ enum class ModelAction : int64_t {
   Train = 5,       // problem: `inputs` = [int64 tensor {steps}]: Model trained that many steps from `seed`
                    // (kernelgate/train_check.h); returns [float64 losses, float64 seconds per step,
                    // float64 parameters flattened]; fewer losses than steps when one was not finite
+  Backward = 6,    // both: `seed` = n, `inputs` = the model's n inputs then one weight per floating output:
+                   // with autograd on, the gradients of sum_k (output_k * weight_k).sum() with respect to
+                   // each floating input, then to each of model.parameters() (zeros where unused)
 };
 // load_inline's call as the runner reports it: name, cpp_sources, cuda_sources, with_cuda ("1"/"0"),
 // functions, extra_cflags, extra_cuda_cflags, extra_ldflags (lists joined with '\n').
@@ -169,6 +173,10 @@ inline constexpr uint32_t kLoadInstallOverAten = 1u << 0;
 // (kernelgate/weighted_grad.h), autograd on. After installs, the forward and the backward formulas
 // run the submission's kernels: grad-check.
 inline constexpr uint32_t kLoadGradient = 1u << 1;
+// With kLoadInstallOverAten: the op goes to the device's Autograd key instead (AutogradCPU,
+// AutogradCUDA), in place of aten's derivative formula, and runs with autograd on: a python kernel
+// that defines its own torch.autograd.Function then has its own backward used.
+inline constexpr uint32_t kLoadInstallAutograd = 1u << 2;
 
 // A runner started ahead of its work (a pool's) does what Load does before the artifact: the
 // device (cuda: context, flush buffer, events) and the CPU flush buffer. The filter is not
