@@ -38,8 +38,8 @@ const char* kGradUsage =
     "Example: kernelgate grad-check my_kernels/ --out out/grad\n"
     "\n"
     "Exit status: 0 every checked sample's gradients match (nondeterministic ones included), 1 a\n"
-    "sample's do not, an op could not be checked, or none of the submission's ops builds, 2 bad\n"
-    "usage or kernelgate could not run.\n";
+    "sample's do not, an op does not install, or none of the submission's ops builds, 2 bad usage,\n"
+    "kernelgate could not run, or nothing could be checked (no suite has samples for any target).\n";
 
 int usage_error(const std::string& msg) {
   std::fprintf(stderr, "kernelgate grad-check: %s\n\n%s", msg.c_str(), kGradUsage);
@@ -104,7 +104,8 @@ int kg_cmd_grad(int argc, char** argv) {
     std::string because;
     for (const auto& b : t.because) because += (because.empty() ? "" : ", ") + b;
     std::printf("grad %-24s (for %s): %d passed, %d failed, %d nondeterministic, %d skipped%s%s\n", t.op.c_str(), because.c_str(), t.passed,
-                t.failed, t.nondeterministic, t.skipped, t.error.empty() ? "" : "; ", t.error.c_str());
+                t.failed, t.nondeterministic, t.skipped, t.error.empty() && t.not_checked.empty() ? "" : "; ",
+                t.error.empty() ? ("not checked: " + t.not_checked).c_str() : t.error.c_str());
     int shown = 0;
     for (const auto& s : t.samples)
       if ((s.status == "fail" || s.status == "nondeterministic") && shown++ < 3)

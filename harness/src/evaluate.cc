@@ -99,15 +99,7 @@ namespace evaluation {
 
 std::unique_ptr<loader::RunnerClient>& Run::eager() const { return eager_slot->runner; }
 
-loader::BuildOptions Run::build_options() const {
-  loader::BuildOptions bo;
-  bo.work_dir = work_dir;
-  bo.submission_root = options.submission;
-  bo.time_s = policy.compile_time_s;
-  bo.memory_mb = static_cast<uint64_t>(policy.compile_memory_mb);
-  bo.cache_artifact_max_bytes = static_cast<uint64_t>(policy.cache_artifact_mb) << 20;
-  return bo;
-}
+loader::BuildOptions Run::build_options() const { return harness::build_options(policy, work_dir, options.submission); }
 
 std::optional<loader::LoadError> Run::start(std::unique_ptr<loader::RunnerClient>* runner, const loader::LoadRequest& request) const {
   loader::LoadRequest staged = request;
@@ -527,6 +519,16 @@ void decide_verdict(OpResult& r, const policy::Policy& policy) {
 
 loader::RunnerOptions runner_options(const EvalOptions& options, const policy::Policy& policy, const std::string& artifact) {
   return evaluation::runner_options(options, policy, artifact);
+}
+
+loader::BuildOptions build_options(const policy::Policy& policy, const std::string& work_dir, const std::string& submission_root) {
+  loader::BuildOptions bo;
+  bo.work_dir = work_dir;
+  bo.submission_root = submission_root;
+  bo.time_s = policy.compile_time_s;
+  bo.memory_mb = static_cast<uint64_t>(policy.compile_memory_mb);
+  bo.cache_artifact_max_bytes = static_cast<uint64_t>(policy.cache_artifact_mb) << 20;
+  return bo;
 }
 
 bool inspect_inline_extension(OpResult& result, const std::string& artifact, loader::Kind kind, const loader::BuildOptions& options,

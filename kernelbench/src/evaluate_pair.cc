@@ -381,12 +381,9 @@ class PairJudge {
   // Each extension built in the compile sandbox (the build cache's, like an op's artifact); false
   // with the failure recorded (compile_error, its diagnostics in the build log) when one does not.
   bool build_extensions(const std::vector<loader::InlineExtension>& asked, std::vector<std::string>* built) {
-    loader::BuildOptions bo;
-    bo.work_dir = (fs::absolute(fs::path(options_.out_dir)) / ".builds-kernelbench").string();
-    bo.submission_root = fs::path(pair_.solution).parent_path().string();
-    bo.time_s = policy_.compile_time_s;
-    bo.memory_mb = static_cast<uint64_t>(policy_.compile_memory_mb);
-    bo.cache_artifact_max_bytes = static_cast<uint64_t>(policy_.cache_artifact_mb) << 20;
+    const loader::BuildOptions bo =
+        harness::build_options(policy_, (fs::absolute(fs::path(options_.out_dir)) / ".builds-kernelbench").string(),
+                               fs::path(pair_.solution).parent_path().string());
     for (const loader::InlineExtension& ext : asked) {
       const loader::BuildResult b = loader::build_inline_extension(ext, bo);
       r_.build_s += b.seconds;

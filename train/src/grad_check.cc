@@ -90,7 +90,7 @@ class Checker {
     try {
       schema = &loader::aten_schema(t.op);
     } catch (const std::exception& e) {
-      t.error = e.what();
+      t.not_checked = e.what();
       return;
     }
     if (mutates(*schema)) {
@@ -99,7 +99,7 @@ class Checker {
     }
     const std::string suite = harness::suite_for_op(o_.suite, t.op);
     if (suite.empty()) {
-      t.error = "no suite has samples for " + t.op;
+      t.not_checked = "no suite has samples for " + t.op;
       return;
     }
     std::vector<harness::Sample> samples;
@@ -334,6 +334,7 @@ std::string grad_json(const GradReport& r) {
                        {"nondeterministic", t.nondeterministic},
                        {"skipped", t.skipped},
                        {"error", t.error.empty() ? json(nullptr) : json(t.error)},
+                       {"not_checked", t.not_checked.empty() ? json(nullptr) : json(t.not_checked)},
                        {"samples", samples}});
   }
   j["targets"] = targets;
@@ -349,7 +350,7 @@ int grad_exit_code(const GradReport& r) {
     if (!t.error.empty() || t.failed > 0) return 1;
     checked += t.passed + t.nondeterministic;
   }
-  return checked > 0 ? 0 : 1;
+  return checked > 0 ? 0 : 2;
 }
 
 }  // namespace kg::train

@@ -1,5 +1,7 @@
 #include "installs.h"
 
+#include "kernelgate/harness.h"
+
 #include <algorithm>
 #include <fstream>
 #include <iterator>
@@ -10,12 +12,7 @@ std::vector<Installable> build_ops(const std::string& submission, names::Device 
                                    const std::string& work, std::vector<InstalledOp>* shown) {
   const loader::ScanResult scan = loader::scan_submission(submission);
   for (const auto& [folder, problem] : scan.problems) shown->push_back({folder, "", "not installable: " + problem});
-  loader::BuildOptions bo;
-  bo.work_dir = work;
-  bo.submission_root = submission;
-  bo.time_s = policy.compile_time_s;
-  bo.memory_mb = static_cast<uint64_t>(policy.compile_memory_mb);
-  bo.cache_artifact_max_bytes = static_cast<uint64_t>(policy.cache_artifact_mb) << 20;
+  const loader::BuildOptions bo = harness::build_options(policy, work, submission);
   std::vector<Installable> ops;
   for (const loader::OpFolder& f : scan.ops) {
     InstalledOp op{f.op, loader::kind_name(f.kind), "installed"};

@@ -26,6 +26,7 @@ namespace kg::loader {
 class RunnerPool;
 struct CallOutcome;
 struct RunnerOptions;
+struct BuildOptions;
 }  // namespace kg::loader
 namespace kg::sandbox {
 struct Record;
@@ -475,6 +476,11 @@ void decide_verdict(OpResult& result, const policy::Policy& policy);
 // default), the run profile of options.device, the policy's limits; `artifact`'s folder bound
 // read-only ("" binds none: a runner with RunnerOptions::staging_root set, or the aten op itself).
 loader::RunnerOptions runner_options(const EvalOptions& options, const policy::Policy& policy, const std::string& artifact);
+// How `evaluate` builds a submission's code under `policy` (compile time and memory, the largest
+// artifact kept in the cache): builds into `work_dir` when the cache is off, diagnostics relative
+// to `submission_root`. KernelBench's load_inline extensions, train-check and grad-check build
+// the same way.
+loader::BuildOptions build_options(const policy::Policy& policy, const std::string& work_dir, const std::string& submission_root);
 
 // B5: of the elements where `cand` differs from `ref`, the fraction that hold kg-runner's
 // allocation poison (c10's junk fill, 0x7fedbeef words, at any byte phase): memory the call

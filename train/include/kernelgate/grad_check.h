@@ -36,7 +36,8 @@ struct GradTarget {
   std::vector<std::string> because;  // the submission's ops that made it a target
   int passed = 0, failed = 0, nondeterministic = 0, skipped = 0;
   std::vector<GradSample> samples;
-  std::string error;  // why it could not be checked at all
+  std::string error;        // why it could not be checked: the submission's (an install, a load that failed)
+  std::string not_checked;  // why it was not checked: kernelgate's limit (no suite has samples for it)
 };
 
 struct GradReport {
@@ -55,8 +56,9 @@ std::vector<std::string> forward_ops_of(const std::string& backward_op);
 
 GradReport grad_check(const GradOptions& options, const policy::Policy& policy);
 std::string grad_json(const GradReport& report);
-// 0 every checked sample passed (nondeterministic ones included), 1 a sample failed, a target
-// could not be checked or nothing was, 2 kernelgate's own error.
+// 0 every checked sample passed (nondeterministic ones included), 1 a sample failed or a target
+// could not be checked for the submission's sake (it does not install, none of its ops builds),
+// 2 kernelgate's own error or nothing it could check (no suite has samples for any target).
 int grad_exit_code(const GradReport& report);
 
 }  // namespace kg::train
