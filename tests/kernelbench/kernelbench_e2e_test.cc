@@ -183,14 +183,45 @@ TEST_F(KernelBenchE2E, DeviceCudaWithoutAGpuIsAUsageErrorNotTheProblemsFault) {
 
 // What kernelgate does not build stays its own limit: the pair's error says so, and the solution
 // never fails for it (an extension that brings its own PYBIND11_MODULE instead of functions=).
-TEST_F(KernelBenchE2E, LoadInlineWithoutFunctionsIsKernelgatesLimitNotTheSolutionsFailure) {
-  const char* solution = R"(# relu through load_inline with its own bindings
+// functions=None: the source's own PYBIND11_MODULE names the functions. kernelgate registers the
+// C++ functions it binds by name, under the bound Python names; a binding it cannot register (a
+// lambda) is kernelgate's limit, never the solution's failure.
+TEST_F(KernelBenchE2E, LoadInlineWithItsOwnBindingsIsBuiltUnderTheBoundNames) {
+  const char* solution = R"(# relu through load_inline with its own bindings, under another Python name
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+cpp = """
+torch::Tensor relu_impl(torch::Tensor x) {
+  auto xc = x.contiguous();
+  auto y = torch::empty_like(xc);
+  auto* in = xc.data_ptr<float>();
+  auto* out = y.data_ptr<float>();
+  for (int64_t i = 0; i < x.numel(); ++i) out[i] = in[i] > 0.f ? in[i] : 0.f;
+  return y;
+}
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("relu", &relu_impl, "relu on float32");
+}
+"""
+ext = load_inline(name="relu_ext_bound", cpp_sources=cpp)
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return ext.relu(x)
+)";
+  const EvalRun r = eval(kReluProblem, solution);
+  EXPECT_EQ(r.exit_code, 0) << r.log;
+  EXPECT_EQ(r.op.value("verdict", ""), "pass") << r.op.dump(1);
+}
+
+TEST_F(KernelBenchE2E, LoadInlineBindingALambdaIsKernelgatesLimitNotTheSolutionsFailure) {
+  const char* solution = R"(# relu through load_inline bound by a lambda
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 cpp = """
 torch::Tensor relu(torch::Tensor x) { return x; }
-PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("relu", &relu); }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("relu", [](torch::Tensor x) { return relu(x); }); }
 """
 ext = load_inline(name="relu_ext", cpp_sources=cpp)
 class ModelNew(nn.Module):
@@ -201,7 +232,7 @@ class ModelNew(nn.Module):
   EXPECT_EQ(r.exit_code, 1) << r.log;
   EXPECT_EQ(r.op.value("verdict", ""), "error") << r.op.dump(1);
   EXPECT_NE(r.op.value("error", "").find("kernelgate cannot judge this solution"), std::string::npos) << r.op.dump(1);
-  EXPECT_NE(r.op.value("error", "").find("without functions="), std::string::npos) << r.op.dump(1);
+  EXPECT_NE(r.op.value("error", "").find("binds lambdas"), std::string::npos) << r.op.dump(1);
   EXPECT_TRUE(r.op["failures"].empty()) << r.op.dump(1);
 }
 

@@ -89,6 +89,7 @@ del _kg_take_out_of_reach
 # there yet; load (source files) and anything kernelgate cannot build refuse with the marker.
 def _kg_cpp_extension():
     import hashlib
+    import re
     m = types.ModuleType("torch.utils.cpp_extension")
     marker = KG_CPP_EXTENSION_REFUSED
     load_built, request = KG_LOAD_EXTENSION, KG_REQUEST_EXTENSION
@@ -105,13 +106,33 @@ def _kg_cpp_extension():
         raise TypeError("load_inline: " + field + " must be a string or a list of strings")
     def flags(value, field):
         return text([value] if isinstance(value, str) else (list(value) if value is not None else None), field)
+    # functions=None: the source's own PYBIND11_MODULE binds each Python name to a C++ function
+    # (m.def("forward", &my_forward, ...)); kernelgate registers those C++ functions and gives
+    # them the bound names. A binding by lambda or by a qualified name cannot be registered.
+    binding = re.compile(r'\.def\s*\(\s*"([A-Za-z_][A-Za-z0-9_]*)"\s*,\s*&?\s*([A-Za-z_][A-Za-z0-9_:]*)\s*([,)])')
+    def bound_functions(cpp):
+        if "PYBIND11_MODULE" not in cpp:
+            refuse("an extension with neither functions= nor a PYBIND11_MODULE in its cpp_sources")
+        body = cpp[cpp.index("PYBIND11_MODULE"):]
+        names = {}
+        for py_name, cpp_name, _ in binding.findall(body):
+            if "::" in cpp_name:
+                refuse("a PYBIND11_MODULE binding of the qualified name " + cpp_name + ": kernelgate registers unqualified functions")
+            names[py_name] = cpp_name
+        if not names or body.count(".def(") != len(binding.findall(body)):
+            refuse("a PYBIND11_MODULE that binds lambdas or expressions: kernelgate registers functions bound by name (m.def(\"f\", &f))")
+        return names
     class Extension:
-        def __init__(self, name, ns, functions):
+        def __init__(self, name, ns, functions, aliases):
             self.__name__ = name
             self._kg_ops = getattr(torch.ops, ns)
             self._kg_functions = tuple(functions)
+            self._kg_aliases = dict(aliases)
         def __getattr__(self, attr):
-            if attr in self.__dict__.get("_kg_functions", ()):
+            aliases = self.__dict__.get("_kg_aliases", {})
+            if attr in aliases:
+                return getattr(self.__dict__["_kg_ops"], aliases[attr])
+            if attr in self.__dict__.get("_kg_functions", ()) and not aliases:
                 return getattr(self.__dict__["_kg_ops"], attr)
             raise AttributeError("load_inline extension " + repr(self.__dict__.get("__name__")) + " has no function " + repr(attr))
     class Pending:
@@ -126,10 +147,12 @@ def _kg_cpp_extension():
     def load_inline(name, cpp_sources, cuda_sources=None, functions=None, extra_cflags=None, extra_cuda_cflags=None,
                     extra_ldflags=None, extra_include_paths=None, build_directory=None, verbose=False, with_cuda=None,
                     is_python_module=True, with_pytorch_error_handling=True, keep_intermediates=True, use_pch=False, **kwargs):
-        if functions is None:
-            refuse("an extension without functions= (its own PYBIND11_MODULE): kernelgate registers the functions load_inline names")
         if not is_python_module:
             refuse("an extension with is_python_module=False")
+        aliases = {}
+        if functions is None:
+            aliases = bound_functions(text(cpp_sources, "cpp_sources"))
+            functions = list(dict.fromkeys(aliases.values()))
         if isinstance(functions, str):
             functions = [functions]
         functions = list(functions)
@@ -148,7 +171,7 @@ def _kg_cpp_extension():
         if key in loaded:
             return loaded[key]
         if load_built(key):
-            loaded[key] = Extension(fields[0], "kgext_" + key[:16], functions)
+            loaded[key] = Extension(fields[0], "kgext_" + key[:16], functions, aliases)
             return loaded[key]
         if not request(fields):
             refuse("load_inline's sources for a BackendBench-layout python kernel yet")
