@@ -291,8 +291,7 @@ int kernelbench_pairs(const char* cmd, const char* usage, EvalCli* cli) {
     return usage_error(cmd, usage,
                        "--problem takes no submission directory, --self-check, --batch, --shard, --resume, --devices, --ops, --suite "
                        "or --junit beside it");
-  if (cli->device == "auto") opt.device = kg::harness::auto_device();
-  else if (const auto device = kg::names::try_parse_device(cli->device)) opt.device = *device;
+  if (const auto device = kg::cli::device_option(cli->device)) opt.device = *device;
   else return usage_error(cmd, usage, "--device must be cpu, cuda or auto");
   try {
     cli->pairs = kg::kernelbench::pairs(cli->problem, cli->solution, &cli->left_out);
@@ -305,6 +304,21 @@ int kernelbench_pairs(const char* cmd, const char* usage, EvalCli* cli) {
 }  // namespace
 
 namespace kg::cli {
+
+std::optional<kg::names::Device> device_option(const std::string& value) {
+  if (value == "auto") return kg::harness::auto_device();
+  return kg::names::try_parse_device(value);
+}
+
+bool parse_count(const std::string& value, unsigned long long max, unsigned long long* out) {
+  if (value.empty() || value[0] < '0' || value[0] > '9') return false;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(value.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || n > max) return false;
+  *out = n;
+  return true;
+}
 
 int parse_eval_cli(int argc, char** argv, EvalMode mode, const char* usage, EvalCli* cli) {
   const char* cmd = command_name(mode);
@@ -321,8 +335,7 @@ int parse_eval_cli(int argc, char** argv, EvalMode mode, const char* usage, Eval
   if (batch && !cli->feedback_file.empty())
     return usage_error(cmd, usage, "--feedback is for one submission; a batch writes OUT/summary.md");
   if (batch) {
-    if (cli->device == "auto") opt.device = kg::harness::auto_device();
-    else if (const auto device = kg::names::try_parse_device(cli->device)) opt.device = *device;
+    if (const auto device = kg::cli::device_option(cli->device)) opt.device = *device;
     else return usage_error(cmd, usage, "--device must be cpu, cuda or auto");
     return -1;
   }
@@ -330,8 +343,7 @@ int parse_eval_cli(int argc, char** argv, EvalMode mode, const char* usage, Eval
   // --self-check without --suite: the smoke suite's ops, not every op the default suite could reach.
   if (opt.self_check && opt.suite == kg::harness::kAutoSuite) opt.suite = "smoke";
   if (!opt.self_check && opt.submission.empty()) return usage_error(cmd, usage, "no submission directory given");
-  if (cli->device == "auto") opt.device = kg::harness::auto_device();
-  else if (const auto device = kg::names::try_parse_device(cli->device)) opt.device = *device;
+  if (const auto device = kg::cli::device_option(cli->device)) opt.device = *device;
   else return usage_error(cmd, usage, "--device must be cpu, cuda or auto");
   if (!opt.self_check)
     if (int rc = resolve_submission(cmd, &opt); rc >= 0) return rc;

@@ -1,5 +1,6 @@
 // `kernelgate grad-check SUBMISSION --out OUT [--suite S] [--seed N] [--policy P] [--device D]`:
 // kg::train's backward correctness (train/include/kernelgate/grad_check.h).
+#include "eval_cli.h"
 #include "kernelgate/grad_check.h"
 #include "kernelgate/harness.h"
 #include "kernelgate/names.h"
@@ -7,9 +8,7 @@
 #include "kernelgate/results.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -65,11 +64,8 @@ int kg_cmd_grad(int argc, char** argv) {
       else if (a == "--policy") policy_name = v;
       else if (a == "--device") device = v;
       else {
-        errno = 0;
-        char* end = nullptr;
-        const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-        if (v.empty() || v[0] == '-' || errno || *end || n >= (1ull << 40))
-          return usage_error("--seed must be a non-negative integer, got '" + v + "'");
+        unsigned long long n = 0;
+        if (!kg::cli::parse_count(v, (1ull << 40) - 1, &n)) return usage_error("--seed must be a non-negative integer, got '" + v + "'");
         o.seed = n;
       }
     } else if (!a.empty() && a[0] == '-') {
@@ -82,8 +78,7 @@ int kg_cmd_grad(int argc, char** argv) {
   }
   if (o.submission.empty()) return usage_error("no submission directory given");
   if (o.out_dir.empty()) return usage_error("--out is required (grad.json goes there)");
-  if (device == "auto") o.device = kg::harness::auto_device();
-  else if (const auto d = kg::names::try_parse_device(device)) o.device = *d;
+  if (const auto d = kg::cli::device_option(device)) o.device = *d;
   else return usage_error("--device must be cpu, cuda or auto, got '" + device + "'");
   if (o.suite != kg::harness::kAutoSuite && !kg::harness::suite_is_path(o.suite)) {
     const auto names = kg::harness::suite_names();

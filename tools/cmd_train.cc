@@ -1,15 +1,13 @@
 // `kernelgate train-check SUBMISSION --out OUT [--steps N] [--model PROBLEM.py] [--seed N]
 // [--policy P] [--device cpu|cuda|auto]`: kg::train (train/include/kernelgate/train_check.h).
+#include "eval_cli.h"
 #include "kernelgate/harness.h"
 #include "kernelgate/names.h"
 #include "kernelgate/policy.h"
 #include "kernelgate/train_check.h"
 
-#include <cerrno>
-#include <climits>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 namespace {
@@ -47,16 +45,6 @@ int usage_error(const std::string& msg) {
   return 2;
 }
 
-bool parse_count(const std::string& v, unsigned long long max, unsigned long long* out) {
-  if (v.empty() || v[0] == '-' || v[0] == '+') return false;
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0' || n > max) return false;
-  *out = n;
-  return true;
-}
-
 }  // namespace
 
 int kg_cmd_train(int argc, char** argv) {
@@ -78,10 +66,12 @@ int kg_cmd_train(int argc, char** argv) {
       else if (a == "--policy") policy_name = v;
       else if (a == "--device") device = v;
       else if (a == "--steps") {
-        if (!parse_count(v, 100000, &n) || n == 0) return usage_error("--steps must be an integer from 1 to 100000, got '" + v + "'");
+        if (!kg::cli::parse_count(v, 100000, &n) || n == 0)
+          return usage_error("--steps must be an integer from 1 to 100000, got '" + v + "'");
         o.steps = static_cast<int>(n);
       } else {
-        if (!parse_count(v, (1ull << 62) - 1, &n)) return usage_error("--seed must be a non-negative integer below 2^62, got '" + v + "'");
+        if (!kg::cli::parse_count(v, (1ull << 62) - 1, &n))
+          return usage_error("--seed must be a non-negative integer below 2^62, got '" + v + "'");
         o.seed = n;
       }
     } else if (!a.empty() && a[0] == '-') {
@@ -94,8 +84,7 @@ int kg_cmd_train(int argc, char** argv) {
   }
   if (o.submission.empty()) return usage_error("no submission directory given");
   if (o.out_dir.empty()) return usage_error("--out is required (train.json and loss.svg go there)");
-  if (device == "auto") o.device = kg::harness::auto_device();
-  else if (const auto d = kg::names::try_parse_device(device)) o.device = *d;
+  if (const auto d = kg::cli::device_option(device)) o.device = *d;
   else return usage_error("--device must be cpu, cuda or auto, got '" + device + "'");
   if (o.device == kg::names::Device::Cuda && kg::harness::auto_device() != kg::names::Device::Cuda)
     return usage_error("--device cuda, but no CUDA device is usable here");
@@ -113,16 +102,11 @@ int kg_cmd_train(int argc, char** argv) {
     std::printf("train-check: error: %s\n", r.error.c_str());
     return r.submission_fault ? 1 : 2;
   }
-  const auto mean = [](const std::vector<double>& v) {
-    double s = 0;
-    for (double x : v) s += x;
-    return v.empty() ? NAN : s / static_cast<double>(v.size());
-  };
   std::printf("train-check: %d steps on %s, seed %llu: eager loss %.6g -> %.6g, with the kernels %.6g -> %.6g\n", r.steps, r.device.c_str(),
               static_cast<unsigned long long>(r.seed), r.eager.losses.front(), r.eager.losses.back(),
               r.kernels.losses.empty() ? NAN : r.kernels.losses.front(), r.kernels.losses.empty() ? NAN : r.kernels.losses.back());
   std::printf("  max drift %.3g (step %d), final-parameter distance %.3g, seconds per step %.4g eager / %.4g with the kernels\n",
-              r.drift.max_abs, r.drift.max_abs_step, r.drift.parameter_distance, mean(r.eager.step_s), mean(r.kernels.step_s));
+              r.drift.max_abs, r.drift.max_abs_step, r.drift.parameter_distance, r.eager.mean_step_s(), r.kernels.mean_step_s());
   if (!r.kernels.error.empty()) {
     // A traceback's last line says what happened; train.json has all of it.
     std::string last = r.kernels.error;

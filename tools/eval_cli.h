@@ -7,6 +7,7 @@
 #include "kernelgate/policy.h"
 #include "progress_line.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,13 @@ int evaluate_to_results(const EvalCli& cli, const char* cmd, kg::policy::Policy*
 // Writes `text` to `path` atomically; false (with a message naming `cmd`, the path and the errno)
 // when it cannot.
 bool write_text_file(const std::string& path, const std::string& text, const char* cmd);
+
+// --device's value: cpu, cuda, or auto (cuda when a CUDA device is usable here, else cpu);
+// nullopt for anything else.
+std::optional<kg::names::Device> device_option(const std::string& value);
+
+// A decimal count of at most `max` (no sign, no other base); false when `value` is not one.
+bool parse_count(const std::string& value, unsigned long long max, unsigned long long* out);
 
 // A message on stderr, "kernelgate CMD: MESSAGE", with control characters escaped.
 void print_error(const char* cmd, const std::string& message);

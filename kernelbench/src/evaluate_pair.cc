@@ -8,6 +8,7 @@
 #include "kernelgate/inline_inspection.h"
 #include "kernelgate/loader.h"
 #include "kernelgate/protocol.h"
+#include "kernelgate/python_entry.h"
 #include "kernelgate/rules.h"
 #include "kernelgate/remove_tree.h"
 #include "model_inputs.h"
@@ -20,8 +21,6 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -209,7 +208,7 @@ class PairJudge {
       right.push_back(r_.passed > passed);
     }
     replayed(outputs, right);
-    if (r_.failures.empty() && defines_autograd_function(pair_.solution)) judge_gradients(problem, *solution);
+    if (r_.failures.empty() && protocol::defines_autograd_function(pair_.solution)) judge_gradients(problem, *solution);
     if (options_.timing && r_.failures.empty() && r_.passed == r_.total && !samples_.empty()) {
       t = Clock::now();
       time_forward(problem, *solution, samples_[0]);
@@ -222,12 +221,6 @@ class PairJudge {
   // A solution that defines its own torch.autograd.Function is judged on its backward too: the
   // gradients of sum_k (output_k * w_k).sum(), w random, with respect to the floating inputs and
   // the parameters, on draw 0, against Model's (ModelAction::Backward in each side's runner).
-  static bool defines_autograd_function(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    const std::string text((std::istreambuf_iterator<char>(in)), {});
-    return text.find("autograd.Function") != std::string::npos;
-  }
-
   void judge_gradients(Side& problem, Side& solution) {
     Sample g = samples_[0];
     g.label = "gradients on " + g.label;

@@ -4,6 +4,7 @@
 #include "kernelgate/grad_check.h"
 
 #include "installs.h"
+#include "ops_json.h"
 #include "kernelgate/harness.h"
 #include "kernelgate/loader.h"
 #include "kernelgate/remove_tree.h"
@@ -17,7 +18,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -63,14 +63,10 @@ double spread(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b
   return m;
 }
 
-bool bitwise_same(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].sizes() != b[i].sizes() || a[i].scalar_type() != b[i].scalar_type()) return false;
-    const at::Tensor x = a[i].contiguous(), y = b[i].contiguous();
-    if (x.numel() && std::memcmp(x.data_ptr(), y.data_ptr(), static_cast<size_t>(x.numel()) * x.element_size()) != 0) return false;
-  }
-  return true;
+c10::IValue tensor_list(const std::vector<at::Tensor>& ts) {
+  c10::List<at::Tensor> l;
+  for (const at::Tensor& t : ts) l.push_back(t);
+  return c10::IValue(std::move(l));
 }
 
 class Checker {
@@ -131,17 +127,8 @@ class Checker {
   // A runner with every op installed and the target loaded for gradients.
   bool runner_for(GradTarget& t) {
     if (!client_) {
-      harness::EvalOptions eo;
-      eo.device = o_.device;
-      eo.runner_path = o_.runner_path;
-      loader::RunnerOptions ro = harness::runner_options(eo, policy_, "");
-      ro.staging_root = staging_;
-      try {
-        client_ = loader::RunnerClient::start(ro);
-      } catch (const std::exception& e) {
-        t.error = std::string("kernelgate could not start a runner: ") + e.what();
-        return false;
-      }
+      client_ = start_runner(o_.device, o_.runner_path, policy_, staging_, 0, &t.error);
+      if (!client_) return false;
       if (std::string err = install_ops(*client_, ops_, device_); !err.empty()) {
         t.error = err;
         client_.reset();
@@ -195,9 +182,7 @@ class Checker {
       return;
     }
     std::vector<c10::IValue> args = inputs;
-    c10::List<at::Tensor> wl;
-    for (const at::Tensor& w : weights) wl.push_back(w);
-    args.push_back(c10::IValue(std::move(wl)));
+    args.push_back(tensor_list(weights));
     loader::CallOptions co;
     co.device = device_;
     std::vector<std::vector<at::Tensor>> runs;
@@ -218,7 +203,8 @@ class Checker {
       }
       runs.push_back(out.returns[0].toTensorVector());
     }
-    if (!bitwise_same(runs[0], runs[1])) {
+    // Bit for bit, as an argument the op must leave unchanged is compared (NaN == NaN, -0.0 != 0.0).
+    if (harness::compare_exact(tensor_list(runs[0]), tensor_list(runs[1]), "the gradients")) {
       g.status = "nondeterministic";
       char amount[32];
       std::snprintf(amount, sizeof amount, "%.3g", spread(runs[0], runs[1]));
@@ -320,9 +306,7 @@ std::string grad_json(const GradReport& r) {
   j["seed"] = r.seed;
   j["error"] = r.error.empty() ? json(nullptr) : json(r.error);
   j["submission_fault"] = r.submission_fault;
-  json ops = json::array();
-  for (const InstalledOp& op : r.ops) ops.push_back({{"op", op.op}, {"kind", op.kind}, {"status", op.status}});
-  j["ops"] = ops;
+  j["ops"] = installed_ops_json(r.ops);
   json targets = json::array();
   for (const GradTarget& t : r.targets) {
     json samples = json::array();

@@ -1,10 +1,9 @@
 #include "installs.h"
 
 #include "kernelgate/harness.h"
+#include "kernelgate/python_entry.h"
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 
 namespace kg::train {
 
@@ -33,11 +32,23 @@ std::vector<Installable> build_ops(const std::string& submission, names::Device 
   return ops;
 }
 
-bool defines_autograd_function(const Installable& op) {
-  if (op.folder.kind != loader::Kind::Python) return false;
-  std::ifstream in(op.built.artifact, std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), {});
-  return text.find("autograd.Function") != std::string::npos;
+std::unique_ptr<loader::RunnerClient> start_runner(names::Device device, const std::string& runner_path, const policy::Policy& policy,
+                                                   const std::string& staging_root, double min_wall_s, std::string* error) {
+  harness::EvalOptions eo;
+  eo.device = device;
+  eo.runner_path = runner_path;
+  loader::RunnerOptions ro = harness::runner_options(eo, policy, "");
+  ro.staging_root = staging_root;
+  if (min_wall_s > 0) {
+    ro.limits.wall_s = std::max(ro.limits.wall_s, min_wall_s);
+    ro.limits.cpu_s = std::max(ro.limits.cpu_s, 4 * ro.limits.wall_s);
+  }
+  try {
+    return loader::RunnerClient::start(ro);
+  } catch (const std::exception& e) {
+    *error = std::string("kernelgate could not start a runner: ") + e.what();
+    return nullptr;
+  }
 }
 
 std::string install_ops(loader::RunnerClient& client, const std::vector<Installable>& ops, loader::Device device) {
@@ -45,7 +56,7 @@ std::string install_ops(loader::RunnerClient& client, const std::vector<Installa
     loader::LoadRequest req = loader::load_request(op.folder, op.built, device);
     req.artifact = client.stage(op.built.artifact);
     req.install_over_aten = true;
-    req.install_autograd = defines_autograd_function(op);
+    req.install_autograd = op.folder.kind == loader::Kind::Python && protocol::defines_autograd_function(op.built.artifact);
     if (auto e = client.load(req)) return "cannot install " + op.folder.op + " over aten: " + e->message;
   }
   return "";

@@ -51,22 +51,11 @@ std::vector<double> doubles(const at::Tensor& t) {
 // One training run in a fresh runner: the model loaded, `ops` installed over aten, then trained.
 TrainRun run_model(const Setup& s, const std::vector<Installable>& ops, bool* model_fault) {
   TrainRun run;
-  harness::EvalOptions eo;
-  eo.device = s.options.device;
-  eo.runner_path = s.options.runner_path;
-  loader::RunnerOptions ro = harness::runner_options(eo, s.policy, "");
-  ro.staging_root = s.staging;
   const double call_s = 60 + s.steps * std::max(10.0, s.policy.run_call_time_s);
-  ro.limits.wall_s = std::max(ro.limits.wall_s, call_s + 60);
-  ro.limits.cpu_s = std::max(ro.limits.cpu_s, 4 * ro.limits.wall_s);
   const loader::Device device = s.options.device == names::Device::Cuda ? loader::Device::Cuda : loader::Device::Cpu;
-  std::unique_ptr<loader::RunnerClient> client;
-  try {
-    client = loader::RunnerClient::start(ro);
-  } catch (const std::exception& e) {
-    run.error = std::string("kernelgate could not start a runner: ") + e.what();
-    return run;
-  }
+  std::unique_ptr<loader::RunnerClient> client =
+      start_runner(s.options.device, s.options.runner_path, s.policy, s.staging, call_s + 60, &run.error);
+  if (!client) return run;
   struct Finish {
     std::unique_ptr<loader::RunnerClient>& c;
     ~Finish() {

@@ -2,6 +2,8 @@
 #include "kernelgate/results.h"
 #include "kernelgate/train_check.h"
 
+#include "ops_json.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -21,24 +23,23 @@ json numbers(const std::vector<double>& v) {
   return a;
 }
 
-double mean(const std::vector<double>& v) {
-  if (v.empty()) return NAN;
-  double s = 0;
-  for (double x : v) s += x;
-  return s / static_cast<double>(v.size());
-}
-
 json run_json(const TrainRun& run) {
   json j;
   j["losses"] = numbers(run.losses);
   j["step_seconds"] = numbers(run.step_s);
-  j["mean_step_seconds"] = number(mean(run.step_s));
+  j["mean_step_seconds"] = number(run.mean_step_s());
   j["parameters"] = run.parameters.size();
   j["error"] = run.error.empty() ? json(nullptr) : json(run.error);
   return j;
 }
 
 }  // namespace
+
+nlohmann::json installed_ops_json(const std::vector<InstalledOp>& ops) {
+  json a = json::array();
+  for (const InstalledOp& op : ops) a.push_back({{"op", op.op}, {"kind", op.kind}, {"status", op.status}});
+  return a;
+}
 
 std::string train_json(const TrainReport& r) {
   json j;
@@ -52,9 +53,7 @@ std::string train_json(const TrainReport& r) {
   j["steps"] = r.steps;
   j["seed"] = r.seed;
   j["band"] = {{"loss_atol", r.loss_atol}, {"loss_rtol", r.loss_rtol}};
-  json ops = json::array();
-  for (const InstalledOp& op : r.ops) ops.push_back({{"op", op.op}, {"kind", op.kind}, {"status", op.status}});
-  j["ops"] = ops;
+  j["ops"] = installed_ops_json(r.ops);
   j["eager"] = run_json(r.eager);
   j["kernels"] = run_json(r.kernels);
   json steps = json::array();
@@ -75,7 +74,7 @@ std::string train_json(const TrainReport& r) {
   j["max_drift"] = number(r.drift.max_abs);
   j["max_drift_step"] = r.drift.max_abs_step < 0 ? json(nullptr) : json(r.drift.max_abs_step);
   j["final_parameter_distance"] = number(r.drift.parameter_distance);
-  const double te = mean(r.eager.step_s), tk = mean(r.kernels.step_s);
+  const double te = r.eager.mean_step_s(), tk = r.kernels.mean_step_s();
   j["step_time_ratio"] = std::isfinite(te) && std::isfinite(tk) && tk > 0 ? json(te / tk) : json(nullptr);
   j["wall_seconds"] = r.wall_s;
   return j.dump(2) + "\n";

@@ -1,8 +1,6 @@
 #include "kernelgate/weighted_grad.h"
 
 #include <ATen/core/stack.h>
-#include <c10/core/GradMode.h>
-#include <c10/core/impl/LocalDispatchKeySet.h>
 #include <torch/csrc/autograd/autograd.h>
 
 #include <stdexcept>
@@ -34,10 +32,7 @@ std::vector<at::Tensor> differentiable_returns(const std::vector<c10::IValue>& r
 
 std::vector<at::Tensor> weighted_sum_gradients(const c10::OperatorHandle& op, const std::vector<c10::IValue>& args,
                                                const std::vector<at::Tensor>& weights) {
-  c10::impl::LocalDispatchKeySet keys = c10::impl::tls_local_dispatch_key_set();
-  keys.excluded_ = keys.excluded_ - c10::autograd_dispatch_keyset_with_ADInplaceOrView;
-  c10::impl::ForceDispatchKeyGuard with_autograd(keys);
-  c10::AutoGradMode grad(true);
+  AutogradOn on;
   const std::vector<size_t> which = differentiable_arguments(args);
   if (which.empty()) throw std::runtime_error("no floating tensor argument to differentiate");
   c10::Stack stack(args.begin(), args.end());

@@ -7,11 +7,10 @@
 
 #include "convert.h"
 #include "interpreter.h"
+#include "kernelgate/weighted_grad.h"
 #include "module.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
-#include <c10/core/GradMode.h>
-#include <c10/core/impl/LocalDispatchKeySet.h>
 #include <torch/csrc/autograd/python_variable.h>
 
 #include <stdexcept>
@@ -114,19 +113,6 @@ PyRef loop_function(const char* name) {
   return PyRef::borrow(f);
 }
 
-// The runner calls every op below autograd; a training step or a gradient needs it back. The
-// caller's DispatchStateKept puts the thread's state back afterwards.
-struct AutogradOn {
-  AutogradOn() : keys(with_autograd(c10::impl::tls_local_dispatch_key_set())), force(keys), grad(true) {}
-  static c10::impl::LocalDispatchKeySet with_autograd(c10::impl::LocalDispatchKeySet k) {
-    k.excluded_ = k.excluded_ - c10::autograd_dispatch_keyset_with_ADInplaceOrView;
-    return k;
-  }
-  c10::impl::LocalDispatchKeySet keys;
-  c10::impl::ForceDispatchKeyGuard force;
-  c10::AutoGradMode grad;
-};
-
 PyRef tensor_list(const std::vector<at::Tensor>& ts, const std::string& what) {
   PyRef l = PyRef::steal(PyList_New(static_cast<Py_ssize_t>(ts.size())));
   if (!l) throw std::runtime_error("out of memory");
@@ -140,7 +126,7 @@ PyRef tensor_list(const std::vector<at::Tensor>& ts, const std::string& what) {
 
 std::vector<at::Tensor> train_model(PyObject* model, PyObject* problem_globals, uint64_t seed, int64_t steps, bool cuda) {
   if (steps < 1 || steps > 100000) throw std::runtime_error("kg-runner: train steps out of range: " + std::to_string(steps));
-  AutogradOn on;
+  protocol::AutogradOn on;
   PyRef fn = loop_function("kg_train");
   PyRef out = PyRef::steal(PyObject_CallFunction(fn.get(), "OOKLi", model, problem_globals, static_cast<unsigned long long>(seed),
                                                  static_cast<long long>(steps), cuda ? 1 : 0));
@@ -154,7 +140,7 @@ std::vector<at::Tensor> train_model(PyObject* model, PyObject* problem_globals, 
 
 std::vector<at::Tensor> model_gradients(PyObject* model, const std::vector<at::Tensor>& inputs, const std::vector<at::Tensor>& weights,
                                         const std::string& who) {
-  AutogradOn on;
+  protocol::AutogradOn on;
   PyRef fn = loop_function("kg_gradients");
   PyRef in = tensor_list(inputs, "input"), w = tensor_list(weights, "weight");
   PyRef out = PyRef::steal(PyObject_CallFunctionObjArgs(fn.get(), model, in.get(), w.get(), nullptr));

@@ -9,6 +9,7 @@
 #include "kernelgate/policy.h"
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,12 @@ struct TrainRun {
   std::vector<double> step_s;      // seconds per step, the runner's clock
   std::vector<double> parameters;  // final parameters, flattened
   std::string error;               // "" when it ran
+  // The mean of step_s; NaN when no step ran.
+  double mean_step_s() const {
+    double sum = 0;
+    for (double s : step_s) sum += s;
+    return step_s.empty() ? std::numeric_limits<double>::quiet_NaN() : sum / static_cast<double>(step_s.size());
+  }
 };
 
 // One op of the submission and what became of it.

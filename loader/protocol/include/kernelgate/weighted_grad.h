@@ -5,10 +5,31 @@
 
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/GradMode.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
 
 #include <vector>
 
 namespace kg::protocol {
+
+// Autograd on for a scope, whatever the thread's dispatch state excluded: kg-runner calls every op
+// below autograd (as InferenceMode dispatches), a gradient or a training step needs it back. The
+// previous state comes back when the guard goes.
+class AutogradOn {
+ public:
+  AutogradOn() : keys_(with_autograd(c10::impl::tls_local_dispatch_key_set())), force_(keys_), grad_(true) {}
+  AutogradOn(const AutogradOn&) = delete;
+  AutogradOn& operator=(const AutogradOn&) = delete;
+
+ private:
+  static c10::impl::LocalDispatchKeySet with_autograd(c10::impl::LocalDispatchKeySet k) {
+    k.excluded_ = k.excluded_ - c10::autograd_dispatch_keyset_with_ADInplaceOrView;
+    return k;
+  }
+  c10::impl::LocalDispatchKeySet keys_;
+  c10::impl::ForceDispatchKeyGuard force_;
+  c10::AutoGradMode grad_;
+};
 
 // The arguments that are differentiated: defined floating (or complex) tensors, in argument order.
 std::vector<size_t> differentiable_arguments(const std::vector<c10::IValue>& args);
