@@ -249,10 +249,6 @@ bool build(OpState& op) {
 
 // False (the op's error) when the op's kind needs a device this evaluation does not have.
 bool runnable_here(OpState& op) {
-  if (op.folder.kind == loader::Kind::Python && op.run.device() != loader::Device::Cpu) {
-    op.result.error = "not run: the python kind runs on the CPU only for now (evaluate with --device cpu)";
-    return false;
-  }
   if (op.folder.kind == loader::Kind::Cpu || op.folder.kind == loader::Kind::Python || op.run.device() != loader::Device::Cpu) return true;
   op.result.error = std::string("built; not run: the ") + loader::kind_name(op.folder.kind) +
                     " kind needs a GPU (evaluate with --device cuda on a machine that has one)";
@@ -267,6 +263,13 @@ bool start_runner(OpState& op) {
       op.result.error =
           "kernelgate cannot judge this kernel yet: it builds with torch.utils.cpp_extension (load_inline), which "
           "kernelgate builds for KernelBench solutions only so far (docs/kernelbench.md, \"load_inline\"):\n" +
+          err->message;
+      return false;
+    }
+    if (op.folder.kind == loader::Kind::Python && err->message.find(protocol::kTritonRefused) != std::string::npos) {
+      op.result.error =
+          "kernelgate cannot judge this kernel yet: it imports Triton, whose JIT runs ptxas and a C compiler as "
+          "subprocesses, which the runner's sandbox refuses (docs/submissions.md, \"Python kernels\"):\n" +
           err->message;
       return false;
     }

@@ -415,6 +415,13 @@ class PairJudge {
           e.message;
       return;
     }
+    if (e.message.find(protocol::kTritonRefused) != std::string::npos) {
+      r_.error =
+          "kernelgate cannot judge this solution yet: it imports Triton, whose JIT runs ptxas and a C compiler as "
+          "subprocesses, which the runner's sandbox refuses (docs/kernelbench.md, \"Not yet\"):\n" +
+          e.message;
+      return;
+    }
     Failure f;
     f.sample = "ModelNew(*get_init_inputs())";
     f.label = "loading the solution";

@@ -87,9 +87,6 @@ std::string Runner::load_artifact(const protocol::LoadMsg& m, std::string* said)
   if (req.gradient && (req.install || !req.path.empty())) return "a gradient load names the aten overload only";
   const bool model = req.kind == protocol::ArtifactKind::PythonProblem || req.kind == protocol::ArtifactKind::PythonSolution;
   const bool python = req.kind == protocol::ArtifactKind::PythonSource || model;
-  // KernelBench's models run on cuda:0 too; a BackendBench-layout python kernel on the CPU only so far.
-  if (req.kind == protocol::ArtifactKind::PythonSource && req.device != protocol::DeviceKind::Cpu)
-    return "the python kind's op sources run on the CPU only";
   if (std::string err = set_up_device(req.device, req.kind); !err.empty()) return err;
   if (!cpu_flush_.allocated()) cpu_flush_.run(0);  // the flush buffer, before the filter tightens
   if (python) {

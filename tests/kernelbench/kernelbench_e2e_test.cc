@@ -236,6 +236,52 @@ class ModelNew(nn.Module):
   EXPECT_TRUE(r.op["failures"].empty()) << r.op.dump(1);
 }
 
+// Triton's JIT needs subprocesses and cache writes the runner's box refuses: `import triton` is
+// answered with kernelgate's marker on every machine, and a Triton solution or python-kind kernel
+// is kernelgate's limit (verdict error, no failure), never the submission's failure.
+const char* kTritonRelu = R"(# relu as a Triton kernel
+import torch
+import triton
+import triton.language as tl
+
+@triton.jit
+def _relu(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(out_ptr + offs, tl.where(x < 0, 0.0, x), mask=offs < n)
+
+def relu_kernel_impl(x):
+    out = torch.empty_like(x)
+    _relu[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)
+    return out
+)";
+
+TEST_F(KernelBenchE2E, TritonSolutionIsKernelgatesLimitNotTheSolutionsFailure) {
+  const std::string solution = std::string(kTritonRelu) + R"(
+import torch.nn as nn
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return relu_kernel_impl(x)
+)";
+  const EvalRun r = eval(kReluProblem, solution);
+  EXPECT_EQ(r.exit_code, 1) << r.log;
+  EXPECT_EQ(r.op.value("verdict", ""), "error") << r.op.dump(1);
+  EXPECT_NE(r.op.value("error", "").find("imports Triton"), std::string::npos) << r.op.dump(1);
+  EXPECT_TRUE(r.op["failures"].empty()) << r.op.dump(1);
+  EXPECT_TRUE(r.op["violations"].empty()) << r.op.dump(1);
+}
+
+TEST_F(KernelBenchE2E, TritonPythonKindKernelIsKernelgatesLimitToo) {
+  fs::create_directories(dir_ / "sub" / "relu");
+  std::ofstream(dir_ / "sub" / "relu" / "relu_implementation_v1.py") << kTritonRelu;
+  const EvalRun r = eval_args("'" + (dir_ / "sub").string() + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.log;
+  EXPECT_EQ(r.op.value("verdict", ""), "error") << r.op.dump(1);
+  EXPECT_NE(r.op.value("error", "").find("imports Triton"), std::string::npos) << r.op.dump(1);
+  EXPECT_NE(r.op.value("error", "").find("kernelgate: Triton kernels cannot run in the runner yet"), std::string::npos) << r.op.dump(1);
+  EXPECT_TRUE(r.op["failures"].empty()) << r.op.dump(1);
+}
+
 // Sources that change between the run that asked for them and the run that uses them cannot be
 // judged as what was built: the pair is an error naming why, never a pass.
 TEST_F(KernelBenchE2E, LoadInlineSourcesThatChangeBetweenRunsAreAnError) {

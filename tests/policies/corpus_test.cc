@@ -13,6 +13,7 @@
 // no violation at all: a wrong answer is not evidence of cheating.
 // CudaExploitCorpus, CudaLegitCorpus: the same for tests/exploits-cuda/ and tests/legit-cuda/.
 // PythonLegitCorpus: tests/legit-python/ as LegitCorpus, every op built as the python kind.
+// PythonCudaLegitCorpus: tests/legit-python-cuda/, the same on cuda:0 (Triton kernels; a GPU only).
 // KernelBenchLegitCorpus, KernelBenchBuggyCorpus, KernelBenchExploitCorpus: tests/legit-kernelbench/,
 // tests/buggy-kernelbench/ and tests/exploits-kernelbench/, each entry a solution.py judged by
 // `kernelgate eval --problem` against the problem of tests/kernelbench-problems/ its expect.toml
@@ -56,16 +57,16 @@ namespace {
 enum class Judged { Caught, Passes, FailsHonestly, AsExpectSays };
 
 // The build kind a corpus's sources are written for, and so their file extension.
-enum class Lang { Cpu, Cuda, Python, KernelBench, KernelBenchCuda };
+enum class Lang { Cpu, Cuda, Python, PythonCuda, KernelBench, KernelBenchCuda };
 
 // One corpus: its folder under tests/ (also the name of its output folder) and how it is judged.
 struct Corpus {
   std::string kind;
   Judged judged;
   Lang lang;
-  bool cuda() const { return lang == Lang::Cuda || lang == Lang::KernelBenchCuda; }
+  bool cuda() const { return lang == Lang::Cuda || lang == Lang::PythonCuda || lang == Lang::KernelBenchCuda; }
   bool kernelbench() const { return lang == Lang::KernelBench || lang == Lang::KernelBenchCuda; }
-  bool python() const { return lang == Lang::Python || kernelbench(); }
+  bool python() const { return lang == Lang::Python || lang == Lang::PythonCuda || kernelbench(); }
   bool exploit() const { return judged == Judged::Caught || judged == Judged::AsExpectSays; }
   std::string root() const { return KG_CORPUS_DIR "/" + kind; }
 };
@@ -74,6 +75,7 @@ const Corpus kExploitCorpus{"exploits", Judged::Caught, Lang::Cpu}, kLegitCorpus
     kBuggyCorpus{"buggy", Judged::FailsHonestly, Lang::Cpu}, kCudaExploitCorpus{"exploits-cuda", Judged::Caught, Lang::Cuda},
     kCudaLegitCorpus{"legit-cuda", Judged::Passes, Lang::Cuda}, kPythonLegitCorpus{"legit-python", Judged::Passes, Lang::Python},
     kPythonExploitCorpus{"exploits-python", Judged::AsExpectSays, Lang::Python},
+    kPythonCudaLegitCorpus{"legit-python-cuda", Judged::Passes, Lang::PythonCuda},
     kKernelBenchLegitCorpus{"legit-kernelbench", Judged::Passes, Lang::KernelBench},
     kKernelBenchBuggyCorpus{"buggy-kernelbench", Judged::FailsHonestly, Lang::KernelBench},
     kKernelBenchExploitCorpus{"exploits-kernelbench", Judged::AsExpectSays, Lang::KernelBench},
@@ -312,6 +314,7 @@ class CudaExploitCorpus : public ::testing::TestWithParam<std::string> {};
 class CudaLegitCorpus : public ::testing::TestWithParam<std::string> {};
 class PythonLegitCorpus : public ::testing::TestWithParam<std::string> {};
 class PythonExploitCorpus : public ::testing::TestWithParam<std::string> {};
+class PythonCudaLegitCorpus : public ::testing::TestWithParam<std::string> {};
 class KernelBenchLegitCorpus : public ::testing::TestWithParam<std::string> {};
 class KernelBenchBuggyCorpus : public ::testing::TestWithParam<std::string> {};
 class KernelBenchExploitCorpus : public ::testing::TestWithParam<std::string> {};
@@ -325,6 +328,7 @@ TEST_P(CudaExploitCorpus, CaughtByItsRule) { check_entry(kCudaExploitCorpus, Get
 TEST_P(CudaLegitCorpus, PassesWithNoViolation) { check_entry(kCudaLegitCorpus, GetParam()); }
 TEST_P(PythonLegitCorpus, PassesWithNoViolation) { check_entry(kPythonLegitCorpus, GetParam()); }
 TEST_P(PythonExploitCorpus, EndsAsItsExpectSays) { check_entry(kPythonExploitCorpus, GetParam()); }
+TEST_P(PythonCudaLegitCorpus, PassesWithNoViolation) { check_entry(kPythonCudaLegitCorpus, GetParam()); }
 TEST_P(KernelBenchLegitCorpus, PassesWithNoViolation) { check_entry(kKernelBenchLegitCorpus, GetParam()); }
 TEST_P(KernelBenchBuggyCorpus, FailsWithItsCategoryAndNoViolation) { check_entry(kKernelBenchBuggyCorpus, GetParam()); }
 TEST_P(KernelBenchExploitCorpus, EndsAsItsExpectSays) { check_entry(kKernelBenchExploitCorpus, GetParam()); }
@@ -340,6 +344,7 @@ INSTANTIATE_TEST_SUITE_P(Dirs, CudaExploitCorpus, ::testing::ValuesIn(corpus(kCu
 INSTANTIATE_TEST_SUITE_P(Dirs, CudaLegitCorpus, ::testing::ValuesIn(corpus(kCudaLegitCorpus)), param_name);
 INSTANTIATE_TEST_SUITE_P(Dirs, PythonLegitCorpus, ::testing::ValuesIn(corpus(kPythonLegitCorpus)), param_name);
 INSTANTIATE_TEST_SUITE_P(Dirs, PythonExploitCorpus, ::testing::ValuesIn(corpus(kPythonExploitCorpus)), param_name);
+INSTANTIATE_TEST_SUITE_P(Dirs, PythonCudaLegitCorpus, ::testing::ValuesIn(corpus(kPythonCudaLegitCorpus)), param_name);
 INSTANTIATE_TEST_SUITE_P(Dirs, KernelBenchLegitCorpus, ::testing::ValuesIn(corpus(kKernelBenchLegitCorpus)), param_name);
 INSTANTIATE_TEST_SUITE_P(Dirs, KernelBenchBuggyCorpus, ::testing::ValuesIn(corpus(kKernelBenchBuggyCorpus)), param_name);
 INSTANTIATE_TEST_SUITE_P(Dirs, KernelBenchExploitCorpus, ::testing::ValuesIn(corpus(kKernelBenchExploitCorpus)), param_name);
@@ -402,7 +407,7 @@ void check_sources(const Corpus& c, const std::string& dir, const Expect& e) {
     if (!f.is_directory()) continue;
     const std::string folder = f.path().filename().string();
     std::vector<std::string> sources;
-    if (c.lang == Lang::Python) {
+    if (c.lang == Lang::Python || c.lang == Lang::PythonCuda) {
       for (const auto& s : fs::directory_iterator(f.path())) {
         const std::string file = s.path().filename().string();
         if (file.rfind(folder + "_implementation", 0) == 0 && s.path().extension() == ".py") sources.push_back(s.path().string());
@@ -412,7 +417,7 @@ void check_sources(const Corpus& c, const std::string& dir, const Expect& e) {
       sources.push_back(f.path().string() + "/" + folder + "_implementation" + (c.cuda() ? ".cu" : ".cpp"));
       ASSERT_TRUE(fs::exists(sources.back())) << sources.back();
     }
-    const std::string comment = c.lang == Lang::Python ? "#" : "//";
+    const std::string comment = c.lang == Lang::Python || c.lang == Lang::PythonCuda ? "#" : "//";
     for (const auto& src : sources) {
       const std::string text = read_file(src);
       EXPECT_EQ(text.rfind(comment, 0), 0u) << src << " must start with a comment explaining it";
@@ -433,6 +438,7 @@ TEST(CorpusLayout, SizesRulesAndHeaders) {
   EXPECT_GE(corpus(kBuggyCorpus).size(), 25u);
   EXPECT_GE(corpus(kPythonLegitCorpus).size(), 6u);
   EXPECT_GE(corpus(kPythonExploitCorpus).size(), 18u);
+  EXPECT_GE(corpus(kPythonCudaLegitCorpus).size(), 1u);
   EXPECT_GE(corpus(kKernelBenchLegitCorpus).size(), 6u);
   EXPECT_GE(corpus(kKernelBenchBuggyCorpus).size(), 3u);
   EXPECT_GE(corpus(kKernelBenchExploitCorpus).size(), 10u);
@@ -441,8 +447,8 @@ TEST(CorpusLayout, SizesRulesAndHeaders) {
   std::set<std::string> covered, covered_cuda, covered_python;
   std::set<std::string> covered_kernelbench;
   for (const Corpus* c : {&kExploitCorpus, &kLegitCorpus, &kBuggyCorpus, &kCudaExploitCorpus, &kCudaLegitCorpus, &kPythonLegitCorpus,
-                          &kPythonExploitCorpus, &kKernelBenchLegitCorpus, &kKernelBenchBuggyCorpus, &kKernelBenchExploitCorpus,
-                          &kKernelBenchCudaLegitCorpus, &kKernelBenchCudaExploitCorpus}) {
+                          &kPythonExploitCorpus, &kPythonCudaLegitCorpus, &kKernelBenchLegitCorpus, &kKernelBenchBuggyCorpus,
+                          &kKernelBenchExploitCorpus, &kKernelBenchCudaLegitCorpus, &kKernelBenchCudaExploitCorpus}) {
     for (const auto& n : corpus(*c)) {
       const std::string dir = c->root() + "/" + n;
       ASSERT_TRUE(fs::exists(dir + "/expect.toml")) << dir;

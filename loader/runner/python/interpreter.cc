@@ -82,6 +82,21 @@ def _kg_take_out_of_reach():
 _kg_take_out_of_reach()
 del _kg_take_out_of_reach
 
+# Triton's JIT would run ptxas and a C compiler as subprocesses and write its cache in the run box
+# (all refused there): `import triton` from a kernel fails with the marker, on every machine, so
+# that a Triton kernel is kernelgate's limit rather than the kernel's failure. torch's own probes
+# (`has_triton()`) catch the ImportError and carry on without it.
+class _KgTritonRefused:
+    def find_spec(self, name, path=None, target=None):
+        if name == "triton" or name.startswith("triton."):
+            raise ImportError(KG_TRITON_REFUSED + " (docs/submissions.md, \"Python kernels\")", name=name)
+        return None
+
+for _kg_name in [n for n in sys.modules if n == "triton" or n.startswith("triton.")]:
+    del sys.modules[_kg_name]
+sys.meta_path.insert(0, _KgTritonRefused())
+del _KgTritonRefused
+
 # torch.utils.cpp_extension would compile in the run box (ninja, a compiler, setuptools): in its
 # place a module whose load_inline finds the library kernelgate built for the call, staged beside
 # the source (KG_LOAD_EXTENSION), or records the call for the supervisor to build
@@ -254,6 +269,8 @@ std::string start_interpreter(bool cuda) {
     // Named so that a refusal's traceback says whose code refused.
     PyRef marker = PyRef::steal(PyUnicode_FromString(protocol::kCppExtensionRefused));
     if (globals && marker) PyDict_SetItemString(globals, "KG_CPP_EXTENSION_REFUSED", marker.get());
+    PyRef triton = PyRef::steal(PyUnicode_FromString(protocol::kTritonRefused));
+    if (globals && triton) PyDict_SetItemString(globals, "KG_TRITON_REFUSED", triton.get());
     PyRef load = inline_extension_load_function(), request = inline_extension_request_function();
     if (globals && load && request) {
       PyDict_SetItemString(globals, "KG_LOAD_EXTENSION", load.get());

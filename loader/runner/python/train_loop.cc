@@ -1,4 +1,4 @@
-// The loop is Python: it drives a Python model with torch.optim. It runs in a module of its own,
+// The loop is Python: it drives a Python model with AdamW written out. It runs in a module of its own,
 // made before the submission's ops are installed, so that nothing the submission's code can name
 // by import holds it.
 #include <torch/csrc/python_headers.h>
@@ -34,7 +34,10 @@ def kg_train(model, problem, seed, steps, cuda):
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
         raise ValueError('the model has no parameters to train')
-    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.0, foreach=False)
+    # AdamW without weight decay, written out: torch.optim's constructor imports torch._dynamo on
+    # PyTorch 2.x, which imports ctypes, which the runner's audit hook refuses once armed.
+    moments = [(torch.zeros_like(p), torch.zeros_like(p)) for p in params]
+    beta1, beta2, eps = 0.9, 0.999, 1e-8
     target = None
     losses, times = [], []
     for step in range(steps):
@@ -61,9 +64,18 @@ def kg_train(model, problem, seed, steps, cuda):
             loss = torch.nn.functional.mse_loss(first, target)
         if not isinstance(loss, torch.Tensor) or loss.dim() != 0:
             raise ValueError('the loss is not a 0-dim tensor')
-        opt.zero_grad(set_to_none=True)
+        for p in params:
+            p.grad = None
         loss.backward()
-        opt.step()
+        with torch.no_grad():
+            for p, (m, v) in zip(params, moments):
+                if p.grad is None:
+                    continue
+                m.mul_(beta1).add_(p.grad, alpha=1 - beta1)
+                v.mul_(beta2).addcmul_(p.grad, p.grad, value=1 - beta2)
+                m_hat = m / (1 - beta1 ** (step + 1))
+                v_hat = v / (1 - beta2 ** (step + 1))
+                p.sub_(lr * m_hat / (v_hat.sqrt() + eps))
         value = float(loss.detach())
         if cuda:
             torch.cuda.synchronize()

@@ -71,6 +71,10 @@ inline constexpr const char* kPythonDoesNotCompile = "the python source does not
 // (load_inline), which the runner's interpreter refuses: kernelgate's limit, reported as the op's
 // error, never as the submission's failure.
 inline constexpr const char* kCppExtensionRefused = "kernelgate: torch.utils.cpp_extension cannot build";
+// What a python load's error holds when the source imports Triton: its JIT runs ptxas and a C
+// compiler as subprocesses and writes its cache, all of which the runner's sandbox refuses.
+// kernelgate's limit as well, never the submission's failure.
+inline constexpr const char* kTritonRefused = "kernelgate: Triton kernels cannot run in the runner yet";
 
 // The op a problem or solution file is registered as: `action` says what a call does
 // (ModelAction), `seed` seeds get_inputs(), `inputs` are the model's inputs or its state.
