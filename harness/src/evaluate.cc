@@ -126,7 +126,10 @@ OpState::OpState(Run& r, const loader::OpFolder& f) : run(r), policy(r.policy), 
   result.kind = loader::kind_name(f.kind);
 }
 
-OpState::~OpState() { loader::remove_uncached(uncached); }
+OpState::~OpState() {
+  loader::remove_uncached(uncached);
+  for (const loader::BuildResult& b : extensions_uncached) loader::remove_uncached(b);
+}
 
 size_t OpState::rng_index(size_t i) const { return run.options.repro ? static_cast<size_t>(run.options.repro->index) : i; }
 
@@ -229,7 +232,7 @@ bool build(OpState& op) {
   r.build_log = built.log.substr(0, 8000);
   if (built.ok) {
     op.request = loader::load_request(op.folder, built, op.run.device());
-    return inspect(op, built.artifact, bo);
+    return inspect(op, built.artifact, bo) && build_python_op_extensions(op, bo);
   }
   if (built.record.status == sandbox::Status::XX && !built.record.message.empty()) {
     r.error = "build sandbox failed: " + built.record.message;

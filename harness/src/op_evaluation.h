@@ -107,7 +107,8 @@ struct OpState {
   const policy::Policy& policy;
   const loader::OpFolder& folder;
   const c10::FunctionSchema* schema = nullptr;
-  loader::BuildResult uncached;  // only its uncached_dir: a build too large to cache, removed with this
+  loader::BuildResult uncached;                          // only its uncached_dir: a build too large to cache, removed with this
+  std::vector<loader::BuildResult> extensions_uncached;  // a python source's load_inline builds, the same
   loader::LoadRequest request;
   std::unique_ptr<loader::RunnerClient> runner;
   CallHistory history;
@@ -118,6 +119,14 @@ struct OpState {
   size_t rng_index(size_t i) const;
   loader::CallOptions call_options(const std::vector<c10::IValue>& ref_returns, int warmup = 0, int reps = 0) const;
 };
+
+// ---- load_inline in a python op source (inline_extensions.cc) ------------------------------
+
+// A python op whose source names load_inline: its calls listed by a runner of their own (under
+// the device lock's shared side), each built and inspected, and op.request pointed at a copy of
+// the source with the libraries beside it. False (recorded) when one does not build or the list
+// cannot be read; true with nothing changed for any other op.
+bool build_python_op_extensions(OpState& op, const loader::BuildOptions& bo);
 
 // ---- judge (judge.cc) ----------------------------------------------------------------------
 

@@ -342,69 +342,29 @@ class PairJudge {
   // The load_inline calls the solution's load could not satisfy, checked; nullopt (the error
   // recorded) when its runner does not say them properly.
   std::optional<std::vector<loader::InlineExtension>> extension_requests(Side& solution) {
-    const CallOutcome o = solution.call(model_call(ModelAction::Extensions, 0, {}), policy_.run_call_time_s);
-    const auto tensors = o.kind == CallOutcome::Kind::Ok ? tensors_of(o.returns) : std::nullopt;
-    std::vector<loader::InlineExtension> out;
+    const CallOutcome o = solution.call(harness::extension_requests_call(), policy_.run_call_time_s);
     try {
-      if (!tensors || tensors->empty() || tensors->at(0).scalar_type() != at::kLong || tensors->at(0).numel() != 1)
-        throw std::runtime_error("its runner did not list them (" +
-                                 (o.kind == CallOutcome::Kind::Ok ? std::string("no count") : outcome_text(o)) + ")");
-      const int64_t n = tensors->at(0).item<int64_t>();
-      if (n < 0 || n > static_cast<int64_t>(protocol::kMaxInlineExtensions) ||
-          tensors->size() != 1 + static_cast<size_t>(n) * protocol::kInlineExtensionFields)
-        throw std::runtime_error("its runner listed " + std::to_string(n) + " calls in " + std::to_string(tensors->size()) + " tensors");
-      for (int64_t k = 0; k < n; ++k) {
-        std::vector<std::string> fields;
-        for (size_t f = 0; f < protocol::kInlineExtensionFields; ++f) {
-          const at::Tensor& t = tensors->at(1 + static_cast<size_t>(k) * protocol::kInlineExtensionFields + f);
-          if (t.scalar_type() != at::kByte || t.dim() != 1) throw std::runtime_error("a field that is not bytes");
-          const at::Tensor c = t.contiguous();
-          fields.emplace_back(reinterpret_cast<const char*>(c.data_ptr<uint8_t>()), static_cast<size_t>(c.numel()));
-        }
-        out.push_back(loader::parse_inline_extension(fields));
-      }
+      return harness::read_extension_requests(o);
     } catch (const std::exception& e) {
       if (o.kind == CallOutcome::Kind::ProtocolViolation) harness::violation(r_, Rule::ProtocolViolation, o.message);
       r_.error = std::string("kernelgate could not read the solution's load_inline calls: ") + e.what();
       return std::nullopt;
     }
-    return out;
   }
 
-  // Each extension built in the compile sandbox (the build cache's, like an op's artifact); false
-  // with the failure recorded (compile_error, its diagnostics in the build log) when one does not.
+  // Each extension built in the compile sandbox and inspected (harness::build_inline_extensions);
+  // false with the failure recorded when one does not build.
   bool build_extensions(const std::vector<loader::InlineExtension>& asked, std::vector<std::string>* built) {
     const loader::BuildOptions bo =
         harness::build_options(policy_, (fs::absolute(fs::path(options_.out_dir)) / ".builds-kernelbench").string(),
                                fs::path(pair_.solution).parent_path().string());
-    for (const loader::InlineExtension& ext : asked) {
-      const loader::BuildResult b = loader::build_inline_extension(ext, bo);
-      r_.build_s += b.seconds;
-      r_.build_cache_hit = (built->empty() || r_.build_cache_hit) && b.cache_hit;
-      if (!b.cache_rejected.empty()) r_.build_cache_rejected = b.cache_rejected;
-      for (const std::string& n : b.notes) r_.build_notes.push_back("load_inline(" + ext.name + "): " + n);
-      if (!b.ok) {
-        if (b.record.status == sandbox::Status::XX && !b.record.message.empty()) {
-          r_.error = "build sandbox failed: " + b.record.message;
-          return false;
-        }
-        r_.build_log = b.log.substr(0, 8000);
-        Failure f;
-        f.category = Category::CompileError;
-        f.label = "building load_inline(" + ext.name + ")";
-        f.message = "load_inline(" + ext.name + "): " + b.error;
-        r_.failures.push_back(std::move(f));
-        if (std::string evidence = policy::rule_forbidden_library_unlinked(loader::undefined_references(b.log), policy_); !evidence.empty())
-          harness::violation(r_, Rule::ForbiddenLibrary, evidence);
-        return false;
-      }
+    std::vector<loader::BuildResult> results;
+    const bool ok = harness::build_inline_extensions(r_, asked, bo, policy_, &results);
+    for (const loader::BuildResult& b : results) {
       uncached_.push_back(b);
       built->push_back(b.artifact);
-      if (!harness::inspect_inline_extension(r_, b.artifact, ext.cuda_sources.empty() ? loader::Kind::Cpu : loader::Kind::Cuda, bo,
-                                             policy_))
-        return false;
     }
-    return true;
+    return ok;
   }
 
   void fail_to_load(const loader::LoadError& e) {

@@ -47,11 +47,12 @@ class Runner {
     std::string aten_overload;  // "" for the default overload
     protocol::ArtifactKind kind;
     protocol::DeviceKind device;
-    uint64_t model_seed = 0;  // PythonProblem, PythonSolution
-    std::string model_init;   // PythonSolution
-    bool install = false;     // protocol::kLoadInstallOverAten
-    bool gradient = false;    // protocol::kLoadGradient
-    bool autograd = false;    // protocol::kLoadInstallAutograd
+    uint64_t model_seed = 0;       // PythonProblem, PythonSolution
+    std::string model_init;        // PythonSolution
+    bool install = false;          // protocol::kLoadInstallOverAten
+    bool gradient = false;         // protocol::kLoadGradient
+    bool autograd = false;         // protocol::kLoadInstallAutograd
+    bool list_extensions = false;  // protocol::kLoadListExtensions
   };
 
   // ---- Load (load.cc): replies LoadResult.
@@ -72,6 +73,9 @@ class Runner {
   // filter tightens); the source executed and its entry registered as req.name (after).
   std::string start_python();
   std::string load_python(const std::string& path, const std::string& name, const std::string& aten_name, const std::string& aten_overload);
+  // The source executed to record its load_inline calls, registered as `name` answering only
+  // ModelAction::Extensions (protocol::kLoadListExtensions).
+  std::string load_python_requests(const std::string& path, const std::string& name);
   // A KernelBench problem (solution false; its constructor arguments into `init_out`) or
   // solution file, registered as `name` with protocol::kModelSchemaArguments.
   std::string load_python_model(const std::string& path, const std::string& name, bool solution, uint64_t seed, const std::string& init,

@@ -72,7 +72,8 @@ void Runner::prepare(const protocol::PrepareMsg& m) {
 
 std::string Runner::load_artifact(const protocol::LoadMsg& m, std::string* said) {
   if (m.kind > protocol::kMaxArtifactKind || m.device > 1 ||
-      (m.flags & ~(protocol::kLoadInstallOverAten | protocol::kLoadGradient | protocol::kLoadInstallAutograd)))
+      (m.flags &
+       ~(protocol::kLoadInstallOverAten | protocol::kLoadGradient | protocol::kLoadInstallAutograd | protocol::kLoadListExtensions)))
     return "bad load message";
   LoadRequest req{bounded(m.artifact_path, sizeof m.artifact_path), bounded(m.op_name, sizeof m.op_name),
                   bounded(m.aten_name, sizeof m.aten_name),         bounded(m.aten_overload, sizeof m.aten_overload),
@@ -83,10 +84,13 @@ std::string Runner::load_artifact(const protocol::LoadMsg& m, std::string* said)
   req.install = (m.flags & protocol::kLoadInstallOverAten) != 0;
   req.gradient = (m.flags & protocol::kLoadGradient) != 0;
   req.autograd = (m.flags & protocol::kLoadInstallAutograd) != 0;
+  req.list_extensions = (m.flags & protocol::kLoadListExtensions) != 0;
   if (req.autograd && !req.install) return "an autograd install is an install";
   if (req.gradient && (req.install || !req.path.empty())) return "a gradient load names the aten overload only";
   const bool model = req.kind == protocol::ArtifactKind::PythonProblem || req.kind == protocol::ArtifactKind::PythonSolution;
   const bool python = req.kind == protocol::ArtifactKind::PythonSource || model;
+  if (req.list_extensions && (req.kind != protocol::ArtifactKind::PythonSource || req.install || req.gradient))
+    return "only a python op source lists its load_inline calls";
   if (std::string err = set_up_device(req.device, req.kind); !err.empty()) return err;
   if (!cpu_flush_.allocated()) cpu_flush_.run(0);  // the flush buffer, before the filter tightens
   if (python) {
@@ -104,6 +108,8 @@ std::string Runner::load_artifact(const protocol::LoadMsg& m, std::string* said)
             load_python_model(req.path, req.name, req.kind == protocol::ArtifactKind::PythonSolution, req.model_seed, req.model_init, said);
         !err.empty())
       return err;
+  } else if (python && req.list_extensions) {
+    if (std::string err = load_python_requests(req.path, req.name); !err.empty()) return err;
   } else if (python) {
     if (std::string err = load_python(req.path, req.name, req.aten_name, req.aten_overload); !err.empty()) return err;
   }

@@ -62,6 +62,13 @@ std::string Runner::load_python(const std::string& path, const std::string& name
   return "";
 }
 
+std::string Runner::load_python_requests(const std::string& path, const std::string& name) {
+  if (!python_) return "the python interpreter was not started";
+  char message[sizeof(protocol::LoadResultMsg::message)] = {};
+  if (python_->load_requests(path.c_str(), name.c_str(), message, sizeof message) != 0) return message;
+  return "";
+}
+
 std::string Runner::load_python_model(const std::string& path, const std::string& name, bool solution, uint64_t seed,
                                       const std::string& init, std::string* init_out) {
   if (!python_) return "the python interpreter was not started";

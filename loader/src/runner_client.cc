@@ -309,6 +309,14 @@ std::string RunnerClient::stage(const std::string& artifact) {
   std::error_code ec;
   if (from.filename() != "launch.txt" && std::filesystem::is_regular_file(launch, ec))
     copy_whole(launch, std::filesystem::path(staging_dir_) / "launch.txt");
+  // A python source's load_inline libraries, built by kernelgate, are looked up beside it.
+  if (from.extension() == ".py") {
+    for (const auto& e : std::filesystem::directory_iterator(from.parent_path(), ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("kgext-", 0) == 0 && e.path().extension() == ".so" && e.is_regular_file(ec))
+        copy_whole(e.path(), std::filesystem::path(staging_dir_) / name);
+    }
+  }
   return to.string();
 }
 
@@ -382,7 +390,7 @@ std::optional<LoadError> RunnerClient::load(const LoadRequest& req, std::string*
   copy_cstr(m.model_init, sizeof m.model_init, req.model_init);
   m.device = wire_device(req.device);
   m.flags = (req.install_over_aten ? protocol::kLoadInstallOverAten : 0) | (req.gradient ? protocol::kLoadGradient : 0) |
-            (req.install_autograd ? protocol::kLoadInstallAutograd : 0);
+            (req.install_autograd ? protocol::kLoadInstallAutograd : 0) | (req.list_extensions ? protocol::kLoadListExtensions : 0);
   // A python source's interpreter starts first, unwatched: importing torch probes library paths
   // (a pip PyTorch's RPATHs) that are none of the source's doing.
   if (req.kind == Kind::Python) {

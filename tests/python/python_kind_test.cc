@@ -175,7 +175,7 @@ TEST_F(PythonKind, InitStub) {
 // A python source built and loaded into a fresh runner; "" or the load's error.
 class PythonRunner : public PythonKind {
  protected:
-  std::string start(const std::string& source) {
+  std::string start(const std::string& source, bool list_extensions = false) {
     write("relu__default/relu__default_implementation.py", source);
     const auto s = kg::loader::scan_submission(dir_.string());
     EXPECT_EQ(s.ops.size(), 1u);
@@ -191,7 +191,9 @@ class PythonRunner : public PythonKind {
     ro.limits.wall_s = 60;
     ro.limits.memory_mb = 2048;
     runner_ = kg::loader::RunnerClient::start(ro);
-    return kg::loader::load_message(runner_->load(kg::loader::load_request(s.ops[0], built, kg::loader::Device::Cpu)));
+    kg::loader::LoadRequest request = kg::loader::load_request(s.ops[0], built, kg::loader::Device::Cpu);
+    request.list_extensions = list_extensions;
+    return kg::loader::load_message(runner_->load(request));
   }
   // The operators the call dispatched that the fallback rule does not allow.
   std::vector<std::string> compute_ops(const kg::loader::CallOutcome& out) {
@@ -267,6 +269,33 @@ TEST_F(PythonRunner, TritonImportIsRefusedWithKernelgatesMarker) {
     EXPECT_NE(err.find("line 2, in <module>"), std::string::npos) << err;
     runner_.reset();
   }
+}
+
+// A source loaded to list its load_inline calls (protocol::kLoadListExtensions) records them instead
+// of refusing: the Extensions call returns one call, its name first among its fields; any other
+// call of that op is an error, and a plain load of the same source still refuses (nothing staged).
+TEST_F(PythonRunner, ListingExtensionsRecordsLoadInlineCallsInsteadOfRefusing) {
+  if (const std::string why = kg::loader::kind_unavailable(Kind::Python); !why.empty()) GTEST_SKIP() << why;
+  const std::string source =
+      "from torch.utils.cpp_extension import load_inline\n"
+      "ext = load_inline(name='relu_ext', cpp_sources='torch::Tensor r(torch::Tensor x) { return x; }', functions=['r'])\n"
+      "def relu__default_kernel_impl(x):\n    return ext.r(x)\n";
+  EXPECT_NE(start(source).find(kg::protocol::kCppExtensionRefused), std::string::npos);
+  runner_.reset();
+  EXPECT_EQ(start(source, /*list_extensions=*/true), "");
+  const std::vector<c10::IValue> call = {c10::IValue(static_cast<int64_t>(kg::protocol::ModelAction::Extensions)),
+                                         c10::IValue(static_cast<int64_t>(0)), c10::IValue(c10::List<at::Tensor>())};
+  const auto out = runner_->call(call, 1, 30);
+  ASSERT_EQ(out.kind, kg::loader::CallOutcome::Kind::Ok) << out.message;
+  ASSERT_TRUE(out.returns.size() == 1 && out.returns[0].isTensorList());
+  const std::vector<at::Tensor> fields = out.returns[0].toTensorVector();
+  ASSERT_EQ(fields.size(), 1 + kg::protocol::kInlineExtensionFields);
+  EXPECT_EQ(fields[0].item<int64_t>(), 1);
+  const at::Tensor name = fields[1].contiguous();
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(name.data_ptr<uint8_t>()), static_cast<size_t>(name.numel())), "relu_ext");
+  const std::vector<c10::IValue> forward = {c10::IValue(static_cast<int64_t>(kg::protocol::ModelAction::Forward)),
+                                            c10::IValue(static_cast<int64_t>(0)), c10::IValue(c10::List<at::Tensor>())};
+  EXPECT_EQ(runner_->call(forward, 1, 30).kind, kg::loader::CallOutcome::Kind::OpError);
 }
 
 // A source that does not compile says so first: the supervisor reports it as compile_error.

@@ -1,11 +1,17 @@
-// The static rules on a load_inline extension's library (a KernelBench solution's), the way an op's
-// artifact is inspected (harness.h).
+// load_inline's extensions on the supervisor's side (a KernelBench solution's, a python op
+// source's): the calls a runner listed, each built in the compile sandbox, and the static rules on
+// its library, the way an op's artifact is inspected (harness.h).
 #pragma once
 
 #include "kernelgate/harness.h"
+#include "kernelgate/inline_extension.h"
 #include "kernelgate/loader.h"
+#include "kernelgate/policy.h"
+
+#include <ATen/core/ivalue.h>
 
 #include <string>
+#include <vector>
 
 namespace kg::harness {
 
@@ -14,5 +20,21 @@ namespace kg::harness {
 // result.error set when that baseline is unavailable (nothing is charged then).
 bool inspect_inline_extension(OpResult& result, const std::string& artifact, loader::Kind kind, const loader::BuildOptions& options,
                               const policy::Policy& policy);
+
+// The arguments of a call that asks a runner for the load_inline calls its source could not
+// satisfy (protocol::ModelAction::Extensions, on an op of protocol::kModelSchemaArguments).
+std::vector<c10::IValue> extension_requests_call();
+
+// That call's answer read back: throws std::runtime_error saying what is wrong with it (not a
+// list, a count that does not match, a field that is not bytes or does not parse).
+std::vector<loader::InlineExtension> read_extension_requests(const loader::CallOutcome& outcome);
+
+// Each extension built in the compile sandbox (the build cache's, like an op's artifact) and its
+// library inspected: time, cache use and notes recorded in `result`, each BuildResult appended to
+// `built`. False with the failure recorded (compile_error with its diagnostics, a forbidden
+// library it could not link; the build sandbox's own failure or a missing baseline as
+// result.error) when one does not build or cannot be inspected.
+bool build_inline_extensions(OpResult& result, const std::vector<loader::InlineExtension>& asked, const loader::BuildOptions& options,
+                             const policy::Policy& policy, std::vector<loader::BuildResult>* built);
 
 }  // namespace kg::harness

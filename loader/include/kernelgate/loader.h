@@ -218,6 +218,9 @@ struct LoadRequest {
   // With `artifact` "": each call differentiates the aten overload (protocol::kLoadGradient): the
   // call's inputs are the overload's arguments then a Tensor[] of weights; it returns one Tensor[].
   bool gradient = false;
+  // Kind::Python op source only: list its load_inline calls instead of loading its entry
+  // (protocol::kLoadListExtensions); the runner then answers ModelAction::Extensions and nothing else.
+  bool list_extensions = false;
 };
 LoadRequest load_request(const OpFolder& op, const BuildResult& built, Device device);
 

@@ -33,7 +33,7 @@ int plugin_start(int cuda, char* error, size_t size) {
 
 namespace {
 
-const KgPythonPlugin kPlugin = {kKgPythonPluginVersion, plugin_start, plugin_load, plugin_load_model};
+const KgPythonPlugin kPlugin = {kKgPythonPluginVersion, plugin_start, plugin_load, plugin_load_model, plugin_load_requests};
 
 }  // namespace
 }  // namespace kg::runner::python

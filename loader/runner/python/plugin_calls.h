@@ -22,6 +22,7 @@ int plugin_start(int cuda, char* error, size_t size);
 int plugin_load(const char* source_path, const char* registered, const char* aten_name, const char* aten_overload,
                 const char* const* entries, size_t n_entries, char* error, size_t size);
 // python_model.cc
+int plugin_load_requests(const char* source_path, const char* registered, char* error, size_t size);
 int plugin_load_model(const char* source_path, const char* registered, int solution, unsigned long long seed, const char* init, int cuda,
                       char* init_out, size_t init_out_size, char* error, size_t error_size);
 

@@ -109,10 +109,20 @@ class ModelKernel final : public c10::OperatorKernel {
         cuda_(cuda),
         who_(solution ? "ModelNew" : "Model") {}
 
+  // A python op source executed only to record its load_inline calls: no model, Extensions only.
+  static std::unique_ptr<ModelKernel> requests_only(PyRef globals) {
+    auto k = std::make_unique<ModelKernel>(PyRef(), PyRef(), std::move(globals), true, false);
+    k->requests_only_ = true;
+    k->who_ = "the op source";
+    return k;
+  }
+
   // Called with the GIL released (the runner's code never holds it).
   void operator()(const c10::OperatorHandle&, c10::DispatchKeySet, c10::Stack* stack) {
     if (stack->size() < 3) throw std::runtime_error("kg-runner: a model call takes 3 arguments");
     const int64_t action = (*stack)[stack->size() - 3].toInt();
+    if (requests_only_ && static_cast<ModelAction>(action) != ModelAction::Extensions)
+      throw std::runtime_error("kg-runner: a source loaded to list its load_inline calls answers only that");
     const int64_t seed = (*stack)[stack->size() - 2].toInt();
     const c10::IValue inputs = (*stack)[stack->size() - 1];
     stack->resize(stack->size() - 3);
@@ -221,6 +231,7 @@ class ModelKernel final : public c10::OperatorKernel {
 
   PyRef model_, get_inputs_, globals_, model64_;
   bool solution_, cuda_;
+  bool requests_only_ = false;
   std::string who_;
 };
 
@@ -307,6 +318,22 @@ std::unique_ptr<ModelKernel> load_solution(const std::string& source_path, const
 }
 
 }  // namespace
+
+int plugin_load_requests(const char* source_path, const char* registered, char* error, size_t error_size) {
+  if (!Py_IsInitialized()) {
+    copy_error("the interpreter was not started", error, error_size);
+    return 1;
+  }
+  try {
+    const std::string source = read_source(source_path);
+    Gil gil;
+    set_inline_extension_source(source_path, true);
+    PyRef globals = execute_module(source, shown_name(source_path), "kg_submission");
+    register_model(ModelKernel::requests_only(std::move(globals)), registered);
+    return 0;
+  } catch (const std::exception& e) { copy_error(e.what(), error, error_size); }
+  return 1;
+}
 
 int plugin_load_model(const char* source_path, const char* registered, int solution, unsigned long long seed, const char* init, int cuda,
                       char* init_out, size_t init_out_size, char* error, size_t error_size) {

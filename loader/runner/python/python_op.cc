@@ -7,6 +7,7 @@
 
 #include "convert.h"
 #include "dispatch_state.h"
+#include "inline_extensions.h"
 #include "interpreter.h"
 #include "module.h"
 #include "plugin_calls.h"
@@ -143,6 +144,8 @@ int plugin_load(const char* source_path, const char* registered, const char* ate
     // Every Python reference below is made and dropped with the GIL held; the kernel's moves into
     // the registered functor, which the dispatcher keeps for the runner's life.
     Gil gil;
+    // load_inline finds the libraries kernelgate built for it staged beside the source.
+    set_inline_extension_source(source_path, false);
     std::string found;
     PyRef fn = load_entry(source, shown_name(source_path), names, &found);
     register_op(std::move(fn), found, registered, aten_name, aten_overload);

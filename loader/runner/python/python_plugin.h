@@ -28,11 +28,15 @@ struct KgPythonPlugin {
   // 0 on success, else why not in `error`.
   int (*load_model)(const char* source_path, const char* registered, int solution, unsigned long long seed, const char* init, int cuda,
                     char* init_out, size_t init_out_size, char* error, size_t error_size);
+  // After it tightened: executes a python op source with its load_inline calls recorded (not
+  // refused) and registers `registered` with protocol::kModelSchemaArguments, answering only
+  // ModelAction::Extensions (protocol::kLoadListExtensions). 0 on success, else why not in `error`.
+  int (*load_requests)(const char* source_path, const char* registered, char* error, size_t error_size);
 };
 
 // Exported by the plugin.
 const KgPythonPlugin* kg_python_plugin();
 }
 
-inline constexpr unsigned kKgPythonPluginVersion = 3;
+inline constexpr unsigned kKgPythonPluginVersion = 4;
 inline constexpr const char* kKgPythonPluginFile = "libkg_runner_python.so";

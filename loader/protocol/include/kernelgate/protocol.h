@@ -30,7 +30,8 @@ constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 //    ModelAction::Forward64.
 // 10: LoadMsg flags (kLoadInstallOverAten, kLoadGradient, kLoadInstallAutograd), ModelAction::Train and
 //     ModelAction::Backward (train-check, grad-check, a KernelBench solution's own autograd).
-constexpr uint32_t kVersion = 10;
+// 11: LoadMsg flag kLoadListExtensions (a python source's load_inline calls, listed before it runs).
+constexpr uint32_t kVersion = 11;
 constexpr int kRunnerFd = 3;
 
 enum class MsgType : uint32_t {
@@ -181,6 +182,12 @@ inline constexpr uint32_t kLoadGradient = 1u << 1;
 // AutogradCUDA), in place of aten's derivative formula, and runs with autograd on: a python kernel
 // that defines its own torch.autograd.Function then has its own backward used.
 inline constexpr uint32_t kLoadInstallAutograd = 1u << 2;
+// With a python source (BackendBench's layout): the source is executed with its load_inline calls
+// recorded instead of refused, and the op is registered with protocol::kModelSchemaArguments; a
+// Call with ModelAction::Extensions returns them (as a KernelBench solution's does), and nothing
+// else. The supervisor builds them and loads the source again in a fresh runner, the libraries
+// staged beside it. A runner so loaded is used for nothing else.
+inline constexpr uint32_t kLoadListExtensions = 1u << 3;
 
 // A runner started ahead of its work (a pool's) does what Load does before the artifact: the
 // device (cuda: context, flush buffer, events) and the CPU flush buffer. The filter is not
