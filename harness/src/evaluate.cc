@@ -262,18 +262,8 @@ bool runnable_here(OpState& op) {
 // False (recorded) when it does not start or load.
 bool start_runner(OpState& op) {
   if (auto err = op.run.start(&op.runner, op.request)) {
-    if (op.folder.kind == loader::Kind::Python && err->message.find(protocol::kCppExtensionRefused) != std::string::npos) {
-      op.result.error =
-          "kernelgate cannot judge this kernel yet: it builds with torch.utils.cpp_extension (load_inline), which "
-          "kernelgate builds for KernelBench solutions only so far (docs/kernelbench.md, \"load_inline\"):\n" +
-          err->message;
-      return false;
-    }
-    if (op.folder.kind == loader::Kind::Python && err->message.find(protocol::kTritonRefused) != std::string::npos) {
-      op.result.error =
-          "kernelgate cannot judge this kernel yet: it imports Triton, whose JIT runs ptxas and a C compiler as "
-          "subprocesses, which the runner's sandbox refuses (docs/submissions.md, \"Python kernels\"):\n" +
-          err->message;
+    if (const std::string limit = op.folder.kind == loader::Kind::Python ? python_load_limit(err->message) : ""; !limit.empty()) {
+      op.result.error = "kernelgate cannot judge this kernel yet: " + limit + ":\n" + err->message;
       return false;
     }
     if (err->kind == loader::LoadError::Kind::ProtocolViolation) violation(op.result, policy::Rule::ProtocolViolation, err->message);

@@ -18,6 +18,15 @@ namespace fs = std::filesystem;
 
 namespace kg::harness {
 
+std::string python_load_limit(const std::string& load_message) {
+  if (load_message.find(protocol::kCppExtensionRefused) != std::string::npos)
+    return "it asks torch.utils.cpp_extension (load_inline) for what kernelgate does not build (docs/kernelbench.md, \"load_inline\")";
+  if (load_message.find(protocol::kTritonRefused) != std::string::npos)
+    return "it imports Triton, whose JIT runs ptxas and a C compiler as subprocesses, which the runner's sandbox refuses "
+           "(docs/submissions.md, \"Python kernels\")";
+  return "";
+}
+
 std::vector<c10::IValue> extension_requests_call() {
   return {c10::IValue(static_cast<int64_t>(protocol::ModelAction::Extensions)), c10::IValue(static_cast<int64_t>(0)),
           c10::IValue(c10::List<at::Tensor>())};

@@ -368,18 +368,8 @@ class PairJudge {
   }
 
   void fail_to_load(const loader::LoadError& e) {
-    if (e.message.find(protocol::kCppExtensionRefused) != std::string::npos) {
-      r_.error =
-          "kernelgate cannot judge this solution: it asks torch.utils.cpp_extension for what kernelgate does not build "
-          "(docs/kernelbench.md, \"load_inline\"):\n" +
-          e.message;
-      return;
-    }
-    if (e.message.find(protocol::kTritonRefused) != std::string::npos) {
-      r_.error =
-          "kernelgate cannot judge this solution yet: it imports Triton, whose JIT runs ptxas and a C compiler as "
-          "subprocesses, which the runner's sandbox refuses (docs/kernelbench.md, \"Not yet\"):\n" +
-          e.message;
+    if (const std::string limit = harness::python_load_limit(e.message); !limit.empty()) {
+      r_.error = "kernelgate cannot judge this solution yet: " + limit + ":\n" + e.message;
       return;
     }
     Failure f;

@@ -21,6 +21,12 @@ namespace kg::harness {
 bool inspect_inline_extension(OpResult& result, const std::string& artifact, loader::Kind kind, const loader::BuildOptions& options,
                               const policy::Policy& policy);
 
+// Why a python load failed when it is kernelgate's limit rather than the source's fault, for
+// "kernelgate cannot judge this ... yet: " + it + the load's message: load_inline refused
+// (protocol::kCppExtensionRefused: a call kernelgate does not build, or one made inside a call) or
+// Triton imported (protocol::kTritonRefused). "" for any other failure.
+std::string python_load_limit(const std::string& load_message);
+
 // The arguments of a call that asks a runner for the load_inline calls its source could not
 // satisfy (protocol::ModelAction::Extensions, on an op of protocol::kModelSchemaArguments).
 std::vector<c10::IValue> extension_requests_call();
