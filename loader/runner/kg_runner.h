@@ -71,7 +71,11 @@ class Runner {
   std::string install_artifact(const LoadRequest& req);
   // The python kind (python_kind.cc): the plugin loaded and its interpreter started (before the
   // filter tightens); the source executed and its entry registered as req.name (after).
-  std::string start_python();
+  // Starts the interpreter (once). With a `source_path` (the source about to run) also readies it
+  // for sources, once: Triton set up when that source names it, the audit hook armed
+  // (python_kind.cc). A runner prepared before its source is known starts without that.
+  std::string start_python(const std::string& source_path = "");
+  std::string start_interpreter();
   std::string load_python(const std::string& path, const std::string& name, const std::string& aten_name, const std::string& aten_overload);
   // The source executed to record its load_inline calls, registered as `name` answering only
   // ModelAction::Extensions (protocol::kLoadListExtensions).
@@ -91,6 +95,7 @@ class Runner {
   std::vector<SharedObject> libraries_;
   std::optional<SharedObject> python_library_;  // libkg_runner_python.so, for a python source
   const KgPythonPlugin* python_ = nullptr;      // its functions, once its interpreter started
+  bool python_armed_ = false;                   // its sources' set-up done and its audit hook armed
   // Ops installed over aten's kernels (install.cc): declared after libraries_, so that the
   // registrations go before the code they call.
   std::vector<std::unique_ptr<torch::Library>> installed_;

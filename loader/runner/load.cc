@@ -94,7 +94,7 @@ std::string Runner::load_artifact(const protocol::LoadMsg& m, std::string* said)
   if (std::string err = set_up_device(req.device, req.kind); !err.empty()) return err;
   if (!cpu_flush_.allocated()) cpu_flush_.run(0);  // the flush buffer, before the filter tightens
   if (python) {
-    if (std::string err = start_python(); !err.empty()) return err;
+    if (std::string err = start_python(req.path); !err.empty()) return err;
   }
   if (std::string err = tighten_filter(); !err.empty()) return err;
   if (req.install) return install_artifact(req);

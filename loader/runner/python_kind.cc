@@ -10,6 +10,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -30,10 +32,33 @@ std::string unqualified(const std::string& name) {
   return sep == std::string::npos ? name : name.substr(sep + 2);
 }
 
+// Whether the source names Triton: only then is Triton imported (it costs the runner's start-up
+// time) and its driver put in place. Read before the filter tightens; an unreadable source is
+// reported by its load.
+bool names_triton(const std::string& path) {
+  if (path.empty()) return false;
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text.find("triton") != std::string::npos;
+}
+
 }  // namespace
 
-std::string Runner::start_python() {
-  if (python_) return "";
+std::string Runner::start_python(const std::string& source_path) {
+  if (!python_) {
+    if (std::string err = start_interpreter(); !err.empty()) return err;
+  }
+  if (source_path.empty() || python_armed_) return "";
+  int flags = cuda_ ? kKgPythonStartCuda : 0;
+  if (cuda_ && names_triton(source_path)) flags |= kKgPythonStartTriton;
+  char message[2048] = {};
+  if (python_->arm(flags, message, sizeof message) != 0)
+    return std::string("cannot ready the python interpreter for the source: ") + message;
+  python_armed_ = true;
+  return "";
+}
+
+std::string Runner::start_interpreter() {
   const std::string path = beside_runner(kKgPythonPluginFile);
   if (path.empty()) return std::string("cannot find kg-runner's own path: ") + std::strerror(errno);
   std::string error;
@@ -44,7 +69,8 @@ std::string Runner::start_python() {
   const KgPythonPlugin* plugin = entry ? entry() : nullptr;
   if (!plugin || plugin->version != kKgPythonPluginVersion) return path + ": not the plugin this kg-runner was built with";
   char message[2048] = {};
-  if (plugin->start(cuda_ ? 1 : 0, message, sizeof message) != 0) return std::string("cannot start the python interpreter: ") + message;
+  if (plugin->start(cuda_ ? kKgPythonStartCuda : 0, message, sizeof message) != 0)
+    return std::string("cannot start the python interpreter: ") + message;
   python_ = plugin;
   return "";
 }

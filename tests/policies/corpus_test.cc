@@ -14,6 +14,8 @@
 // CudaExploitCorpus, CudaLegitCorpus: the same for tests/exploits-cuda/ and tests/legit-cuda/.
 // PythonLegitCorpus: tests/legit-python/ as LegitCorpus, every op built as the python kind.
 // PythonCudaLegitCorpus: tests/legit-python-cuda/, the same on cuda:0 (Triton kernels; a GPU only).
+// PythonCudaExploitCorpus: tests/exploits-python-cuda/ as PythonExploitCorpus, on cuda:0 (Triton
+// kernels that cheat; a GPU only).
 // KernelBenchLegitCorpus, KernelBenchBuggyCorpus, KernelBenchExploitCorpus: tests/legit-kernelbench/,
 // tests/buggy-kernelbench/ and tests/exploits-kernelbench/, each entry a solution.py judged by
 // `kernelgate eval --problem` against the problem of tests/kernelbench-problems/ its expect.toml
@@ -76,6 +78,7 @@ const Corpus kExploitCorpus{"exploits", Judged::Caught, Lang::Cpu}, kLegitCorpus
     kCudaLegitCorpus{"legit-cuda", Judged::Passes, Lang::Cuda}, kPythonLegitCorpus{"legit-python", Judged::Passes, Lang::Python},
     kPythonExploitCorpus{"exploits-python", Judged::AsExpectSays, Lang::Python},
     kPythonCudaLegitCorpus{"legit-python-cuda", Judged::Passes, Lang::PythonCuda},
+    kPythonCudaExploitCorpus{"exploits-python-cuda", Judged::AsExpectSays, Lang::PythonCuda},
     kKernelBenchLegitCorpus{"legit-kernelbench", Judged::Passes, Lang::KernelBench},
     kKernelBenchBuggyCorpus{"buggy-kernelbench", Judged::FailsHonestly, Lang::KernelBench},
     kKernelBenchExploitCorpus{"exploits-kernelbench", Judged::AsExpectSays, Lang::KernelBench},
@@ -315,6 +318,7 @@ class CudaLegitCorpus : public ::testing::TestWithParam<std::string> {};
 class PythonLegitCorpus : public ::testing::TestWithParam<std::string> {};
 class PythonExploitCorpus : public ::testing::TestWithParam<std::string> {};
 class PythonCudaLegitCorpus : public ::testing::TestWithParam<std::string> {};
+class PythonCudaExploitCorpus : public ::testing::TestWithParam<std::string> {};
 class KernelBenchLegitCorpus : public ::testing::TestWithParam<std::string> {};
 class KernelBenchBuggyCorpus : public ::testing::TestWithParam<std::string> {};
 class KernelBenchExploitCorpus : public ::testing::TestWithParam<std::string> {};
@@ -329,6 +333,7 @@ TEST_P(CudaLegitCorpus, PassesWithNoViolation) { check_entry(kCudaLegitCorpus, G
 TEST_P(PythonLegitCorpus, PassesWithNoViolation) { check_entry(kPythonLegitCorpus, GetParam()); }
 TEST_P(PythonExploitCorpus, EndsAsItsExpectSays) { check_entry(kPythonExploitCorpus, GetParam()); }
 TEST_P(PythonCudaLegitCorpus, PassesWithNoViolation) { check_entry(kPythonCudaLegitCorpus, GetParam()); }
+TEST_P(PythonCudaExploitCorpus, EndsAsItsExpectSays) { check_entry(kPythonCudaExploitCorpus, GetParam()); }
 TEST_P(KernelBenchLegitCorpus, PassesWithNoViolation) { check_entry(kKernelBenchLegitCorpus, GetParam()); }
 TEST_P(KernelBenchBuggyCorpus, FailsWithItsCategoryAndNoViolation) { check_entry(kKernelBenchBuggyCorpus, GetParam()); }
 TEST_P(KernelBenchExploitCorpus, EndsAsItsExpectSays) { check_entry(kKernelBenchExploitCorpus, GetParam()); }
@@ -345,6 +350,7 @@ INSTANTIATE_TEST_SUITE_P(Dirs, CudaLegitCorpus, ::testing::ValuesIn(corpus(kCuda
 INSTANTIATE_TEST_SUITE_P(Dirs, PythonLegitCorpus, ::testing::ValuesIn(corpus(kPythonLegitCorpus)), param_name);
 INSTANTIATE_TEST_SUITE_P(Dirs, PythonExploitCorpus, ::testing::ValuesIn(corpus(kPythonExploitCorpus)), param_name);
 INSTANTIATE_TEST_SUITE_P(Dirs, PythonCudaLegitCorpus, ::testing::ValuesIn(corpus(kPythonCudaLegitCorpus)), param_name);
+INSTANTIATE_TEST_SUITE_P(Dirs, PythonCudaExploitCorpus, ::testing::ValuesIn(corpus(kPythonCudaExploitCorpus)), param_name);
 INSTANTIATE_TEST_SUITE_P(Dirs, KernelBenchLegitCorpus, ::testing::ValuesIn(corpus(kKernelBenchLegitCorpus)), param_name);
 INSTANTIATE_TEST_SUITE_P(Dirs, KernelBenchBuggyCorpus, ::testing::ValuesIn(corpus(kKernelBenchBuggyCorpus)), param_name);
 INSTANTIATE_TEST_SUITE_P(Dirs, KernelBenchExploitCorpus, ::testing::ValuesIn(corpus(kKernelBenchExploitCorpus)), param_name);
@@ -438,17 +444,19 @@ TEST(CorpusLayout, SizesRulesAndHeaders) {
   EXPECT_GE(corpus(kBuggyCorpus).size(), 25u);
   EXPECT_GE(corpus(kPythonLegitCorpus).size(), 6u);
   EXPECT_GE(corpus(kPythonExploitCorpus).size(), 18u);
-  EXPECT_GE(corpus(kPythonCudaLegitCorpus).size(), 1u);
+  EXPECT_GE(corpus(kPythonCudaLegitCorpus).size(), 3u);
+  EXPECT_GE(corpus(kPythonCudaExploitCorpus).size(), 2u);
   EXPECT_GE(corpus(kKernelBenchLegitCorpus).size(), 6u);
   EXPECT_GE(corpus(kKernelBenchBuggyCorpus).size(), 3u);
   EXPECT_GE(corpus(kKernelBenchExploitCorpus).size(), 10u);
-  EXPECT_GE(corpus(kKernelBenchCudaLegitCorpus).size(), 2u);
-  EXPECT_GE(corpus(kKernelBenchCudaExploitCorpus).size(), 2u);
+  EXPECT_GE(corpus(kKernelBenchCudaLegitCorpus).size(), 3u);
+  EXPECT_GE(corpus(kKernelBenchCudaExploitCorpus).size(), 3u);
   std::set<std::string> covered, covered_cuda, covered_python;
   std::set<std::string> covered_kernelbench;
-  for (const Corpus* c : {&kExploitCorpus, &kLegitCorpus, &kBuggyCorpus, &kCudaExploitCorpus, &kCudaLegitCorpus, &kPythonLegitCorpus,
-                          &kPythonExploitCorpus, &kPythonCudaLegitCorpus, &kKernelBenchLegitCorpus, &kKernelBenchBuggyCorpus,
-                          &kKernelBenchExploitCorpus, &kKernelBenchCudaLegitCorpus, &kKernelBenchCudaExploitCorpus}) {
+  for (const Corpus* c :
+       {&kExploitCorpus, &kLegitCorpus, &kBuggyCorpus, &kCudaExploitCorpus, &kCudaLegitCorpus, &kPythonLegitCorpus, &kPythonExploitCorpus,
+        &kPythonCudaLegitCorpus, &kPythonCudaExploitCorpus, &kKernelBenchLegitCorpus, &kKernelBenchBuggyCorpus, &kKernelBenchExploitCorpus,
+        &kKernelBenchCudaLegitCorpus, &kKernelBenchCudaExploitCorpus}) {
     for (const auto& n : corpus(*c)) {
       const std::string dir = c->root() + "/" + n;
       ASSERT_TRUE(fs::exists(dir + "/expect.toml")) << dir;

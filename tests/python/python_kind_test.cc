@@ -259,13 +259,15 @@ TEST_F(PythonRunner, LoadInlineIsRefusedWithKernelgatesMarker) {
   EXPECT_NE(err.find("line 2, in <module>"), std::string::npos) << err;
 }
 
-// `import triton` (or any triton submodule) is answered with kernelgate's marker, on a machine
-// with Triton or without: Triton's JIT would need subprocesses and cache writes the box refuses.
+// On a cpu runner `import triton` (or any triton submodule) is answered with kernelgate's marker
+// and the reason, on a machine with Triton or without: Triton kernels are set up on cuda only
+// (interpreter.cc, kTritonPrelude; the H200 runs them: tools/gpu-check --only triton).
 TEST_F(PythonRunner, TritonImportIsRefusedWithKernelgatesMarker) {
   if (const std::string why = kg::loader::kind_unavailable(Kind::Python); !why.empty()) GTEST_SKIP() << why;
   for (const char* import : {"import triton\n", "import triton.language as tl\n", "from triton import jit\n"}) {
     const std::string err = start(std::string("import torch\n") + import + "def relu__default_kernel_impl(x):\n    return x\n");
     EXPECT_NE(err.find(kg::protocol::kTritonRefused), std::string::npos) << import << err;
+    EXPECT_NE(err.find("Triton kernels run on cuda:0 only"), std::string::npos) << err;
     EXPECT_NE(err.find("line 2, in <module>"), std::string::npos) << err;
     runner_.reset();
   }

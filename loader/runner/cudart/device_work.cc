@@ -190,6 +190,20 @@ KG_FORWARD_THEN(cudaError_t, cudaMemcpy, (void* d, const void* s, size_t n, cuda
 KG_FORWARD_THEN(cudaError_t, cudaMemcpy_ptds, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k), dw::count_copy(d, s, k),
                 NO_STREAM, true, dw::note_synchronous_copy(d, s, k, true, r))
 
+// A launch kernelgate's own code makes through the driver API for the submission (the python
+// kind's Triton launcher, loader/runner/python/triton_driver.cc): counted, bracketed and checked
+// against the call's stream order exactly as a runtime launch on `stream` is (a null stream is
+// the legacy default stream, as for cudaLaunchKernel). Returns what `launch` returned (a CUresult).
+extern "C" __attribute__((visibility("default"))) int kg_runner_watched_driver_launch(CUstream_st* stream, int (*launch)(void*),
+                                                                                      void* context) {
+  dw::count();
+  const int slot = dw::bracket_begin(stream);
+  const int r = launch(context);
+  dw::bracket_end(slot, stream);
+  dw::note_queued(stream, false, r == 0);
+  return r;
+}
+
 #undef KG_FORWARD
 #undef KG_FORWARD_THEN
 #undef NO_STREAM

@@ -2,6 +2,7 @@
 #include "interpreter.h"
 
 #include "inline_extensions.h"
+#include "triton_driver.h"
 
 #include "kernelgate/protocol.h"
 #include "py_ref.h"
@@ -81,21 +82,6 @@ def _kg_take_out_of_reach():
 
 _kg_take_out_of_reach()
 del _kg_take_out_of_reach
-
-# Triton's JIT would run ptxas and a C compiler as subprocesses and write its cache in the run box
-# (all refused there): `import triton` from a kernel fails with the marker, on every machine, so
-# that a Triton kernel is kernelgate's limit rather than the kernel's failure. torch's own probes
-# (`has_triton()`) catch the ImportError and carry on without it.
-class _KgTritonRefused:
-    def find_spec(self, name, path=None, target=None):
-        if name == "triton" or name.startswith("triton."):
-            raise ImportError(KG_TRITON_REFUSED + " (docs/submissions.md, \"Python kernels\")", name=name)
-        return None
-
-for _kg_name in [n for n in sys.modules if n == "triton" or n.startswith("triton.")]:
-    del sys.modules[_kg_name]
-sys.meta_path.insert(0, _KgTritonRefused())
-del _KgTritonRefused
 
 # torch.utils.cpp_extension would compile in the run box (ninja, a compiler, setuptools): in its
 # place a module whose load_inline finds the library kernelgate built for the call, staged beside
@@ -205,6 +191,197 @@ _kg_cpp_extension()
 del _kg_cpp_extension, KG_CPP_EXTENSION_REFUSED, KG_LOAD_EXTENSION, KG_REQUEST_EXTENSION
 )PY";
 
+// Triton, run after torch.cuda's initialisation and before any submission code. With
+// KG_TRITON_DRIVER (triton_driver.cc; a cuda runner whose source names Triton) Triton is imported
+// now, while the audit hook is not yet armed (it imports subprocess), and the three things its JIT
+// would do at a kernel's first launch that the box refuses are replaced:
+//   - ptxas (a process): the PTX is handed on as the "cubin" and the driver's JIT compiles it
+//     in-process when it is loaded; Triton is told the CUDA release of its bundled ptxas (read
+//     from that binary) or the driver's, whichever is older, so its PTX is one the driver takes;
+//   - gcc building cuda_utils and a launcher per signature (processes, files written): the
+//     functions of KG_TRITON_DRIVER, written once in C++ (its launches go through the device work
+//     watch);
+//   - its cache on disk (files written): a cache in this process's memory, read back through
+//     triton.compiler.compiler's Path.
+// Otherwise (a cpu runner, a source that does not name Triton, Triton missing or changed) `import
+// triton` fails with the marker: kernelgate's limit, not the kernel's failure. torch's own probes
+// (`has_triton()`) catch the ImportError and carry on without it.
+constexpr const char* kTritonPrelude = R"PY(
+def _kg_triton_setup(drv):
+    import os, re
+    import triton
+    import triton.language
+    from triton import knobs
+    from triton.runtime import _allocation
+    import triton.runtime.cache as tcache
+    import triton.runtime.driver as tdriver
+    import triton.compiler.compiler as tcompiler
+    import triton.backends.nvidia.driver as nvdriver
+    import triton.backends.nvidia.compiler as nvcompiler
+    unsupported = "kernelgate: this Triton feature is not supported in the runner:"
+
+    def release(text):
+        m = re.search(rb"Cuda compilation tools, release (\d+)\.(\d+)", text)
+        return (int(m.group(1)), int(m.group(2))) if m else None
+    ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
+    bundled = None
+    if os.path.isfile(ptxas):
+        with open(ptxas, "rb") as f:
+            bundled = release(f.read())
+    v = drv.driver_version()
+    driver = (v // 1000, (v % 1000) // 10)
+    cuda = "%d.%d" % (min(driver, bundled) if bundled else driver)
+    tool = knobs.NvidiaTool("kernelgate: no ptxas, the CUDA driver's PTX JIT", cuda)
+    nvcompiler.get_ptxas = lambda arch: tool
+    nvcompiler.get_ptxas_version = lambda arch=80: "kernelgate-driver-jit-" + cuda
+    def make_cubin(self, src, metadata, opt, capability):
+        return src.encode("utf-8")  # PTX; load_binary adds the terminating zero and the driver JITs it
+    nvcompiler.CUDABackend.make_cubin = make_cubin
+
+    files, groups = {}, {}
+    prefix = "kernelgate-memory:"
+    class MemoryFile:
+        def __init__(self, name, data):
+            self.name, self.suffix, self._data = name, os.path.splitext(name)[1], data
+        def read_bytes(self):
+            return self._data
+        def read_text(self):
+            return self._data.decode("utf-8")
+    class MemoryCache(tcache.CacheManager):
+        def __init__(self, key, override=False, dump=False):
+            self.key = key
+            self.files = files.setdefault(key, {})
+            self.groups = groups.setdefault(key, {})
+        def _path(self, filename):
+            return prefix + self.key + "/" + filename
+        def get_file(self, filename):
+            return self._path(filename) if filename in self.files else None
+        def put(self, data, filename, binary=True):
+            self.files[filename] = data if isinstance(data, bytes) else str(data).encode("utf-8")
+            return self._path(filename)
+        def get_group(self, filename):
+            group = self.groups.get(filename)
+            return dict(group) if group is not None else None
+        def put_group(self, filename, group):
+            self.groups[filename] = dict(group)
+    knobs.cache.manager_class = MemoryCache
+    disk_path = tcompiler.Path
+    def path(p, *more):
+        if not more and isinstance(p, str) and p.startswith(prefix):
+            key, _, name = p[len(prefix):].partition("/")
+            return MemoryFile(name, files[key][name])
+        return disk_path(p, *more)
+    tcompiler.Path = path
+
+    class Utils:
+        def __init__(self):
+            self.load_binary = drv.load_binary
+            self.get_device_properties = drv.get_device_properties
+            self.cuOccupancyMaxActiveClusters = drv.cuOccupancyMaxActiveClusters
+            self.set_printf_fifo_size = drv.set_printf_fifo_size
+            self.fill_tma_descriptor = drv.fill_tma_descriptor
+    kinds = {"i1": "b", "i8": "b", "i16": "h", "i32": "i", "i64": "l", "u1": "B", "u8": "B", "u16": "H", "u32": "I",
+             "u64": "K", "fp16": "e", "bf16": "r", "fp32": "f", "f32": "f", "fp64": "d"}
+    def kind_of(ty):
+        if ty == "constexpr":
+            return None
+        if ty.startswith("*"):
+            return "p"
+        if ty not in kinds:
+            raise RuntimeError(unsupported + " a kernel argument of type " + ty)
+        return kinds[ty]
+    class Launcher:
+        def __init__(self, src, metadata):
+            self.signature = list(src.signature.values())
+            for ty in self.signature:
+                if isinstance(ty, str) and ty.startswith("tensordesc"):
+                    raise RuntimeError(unsupported + " tensor descriptors (TMA)")
+            if getattr(metadata, "launch_cooperative_grid", False):
+                raise RuntimeError(unsupported + " cooperative launches")
+            if getattr(metadata, "launch_pdl", False):
+                raise RuntimeError(unsupported + " programmatic dependent launches")
+            self.num_ctas = getattr(metadata, "num_ctas", 1)
+            self.scratch = [(metadata.global_scratch_size, metadata.global_scratch_align, _allocation._allocator),
+                            (metadata.profile_scratch_size, metadata.profile_scratch_align, _allocation._profile_allocator)]
+        def __call__(self, gridX, gridY, gridZ, stream, function, *args):
+            kernel_metadata, launch_metadata, enter_hook, exit_hook = args[:4]
+            letters, values = [], []
+            def add(ty, value):
+                if isinstance(ty, tuple):
+                    for t, v in zip(ty, value):
+                        add(t, v)
+                    return
+                k = kind_of(ty)
+                if k is None:
+                    return
+                if k == "p" and value is not None and not isinstance(value, int):
+                    value = value.data_ptr()
+                letters.append(k)
+                values.append(value)
+            for ty, value in zip(self.signature, args[4:]):
+                add(ty, value)
+            buffers = []
+            def scratch(size, align, allocator):
+                if size <= 0:
+                    return 0
+                buf = allocator.get()(gridX * gridY * gridZ * self.num_ctas * size, align, stream)
+                buffers.append(buf)
+                return buf if isinstance(buf, int) else buf.data_ptr()
+            global_scratch, profile_scratch = (scratch(*s) for s in self.scratch)
+            num_warps, num_ctas, shared = kernel_metadata
+            if enter_hook is not None:
+                enter_hook(launch_metadata)
+            drv.launch(gridX, gridY, gridZ, stream, function, num_warps, num_ctas, shared, "".join(letters), tuple(values),
+                       global_scratch, profile_scratch)
+            if exit_hook is not None:
+                exit_hook(launch_metadata)
+    nvdriver.CudaUtils = Utils
+    nvdriver.CudaLauncher = Launcher
+    # triton.runtime.driver is the DriverConfig object; its driver is made now, with kernelgate's functions.
+    tdriver._default = None
+    tdriver.reset_active()
+
+    # One kernel compiled, loaded and launched now, before the audit hook is armed: what Triton
+    # imports and initialises lazily at a first launch (LLVM, the driver's JIT, modules the hook
+    # would refuse to a kernel) happens here, and a Triton this set-up does not fit is found here.
+    import linecache, torch
+    name = "<kernelgate-triton-warm-up>"
+    source = ("import triton\nimport triton.language as tl\n@triton.jit\n"
+              "def warm_up(x_ptr, n, BLOCK: tl.constexpr):\n"
+              "    offs = tl.arange(0, BLOCK)\n"
+              "    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1.0, mask=offs < n)\n")
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    scope = {}
+    exec(compile(source, name, "exec"), scope)
+    x = torch.zeros(16, device="cuda")
+    scope["warm_up"][(1,)](x, 16, BLOCK=16)
+    torch.cuda.synchronize()
+    if not bool((x == 1).all()):
+        raise RuntimeError("the warm-up kernel computed a wrong answer")
+
+def _kg_triton(drv, why):
+    import sys
+    reason = why
+    if drv is not None:
+        try:
+            _kg_triton_setup(drv)
+            return
+        except Exception as e:  # Triton missing, or not the Triton this was written for
+            reason = "Triton could not be set up: %s: %s" % (type(e).__name__, e)
+    for name in [n for n in sys.modules if n == "triton" or n.startswith("triton.")]:
+        del sys.modules[name]
+    message = KG_TRITON_REFUSED + (" (" + reason + ")" if reason else "") + " (docs/submissions.md, \"Python kernels\")"
+    class Refused:
+        def find_spec(self, name, path=None, target=None):
+            if name == "triton" or name.startswith("triton."):
+                raise ImportError(message, name=name)
+            return None
+    sys.meta_path.insert(0, Refused())
+
+_kg_triton(KG_TRITON_DRIVER, KG_TRITON_WHY)
+del _kg_triton, _kg_triton_setup, KG_TRITON_DRIVER, KG_TRITON_WHY
+)PY";
+
 std::vector<std::wstring> split_path(const char* path) {
   std::vector<std::wstring> out;
   std::string part;
@@ -256,6 +433,21 @@ std::string initialise() {
   return "";
 }
 
+// Runs kTritonPrelude: Triton set up (a cuda runner asked for it) or refused. "" or why not.
+std::string set_up_triton(PyObject* globals, bool cuda, bool triton) {
+  std::string why = triton ? "" : cuda ? "the source does not name triton" : "Triton kernels run on cuda:0 only";
+  PyRef driver;
+  if (triton) driver = triton_driver_module(&why);
+  PyRef why_text = PyRef::steal(PyUnicode_FromString(why.c_str()));
+  if (!why_text || PyDict_SetItemString(globals, "KG_TRITON_WHY", why_text.get()) != 0 ||
+      PyDict_SetItemString(globals, "KG_TRITON_DRIVER", driver ? driver.get() : Py_None) != 0)
+    return "cannot pass the Triton driver to the interpreter";
+  PyRef code = PyRef::steal(Py_CompileString(kTritonPrelude, "<kernelgate-triton>", Py_file_input));
+  PyRef done = code ? PyRef::steal(PyEval_EvalCode(code.get(), globals, globals)) : PyRef();
+  if (!done) return "setting up Triton in the runner failed:\n" + take_exception(3000);
+  return "";
+}
+
 }  // namespace
 
 std::string start_interpreter(bool cuda) {
@@ -269,8 +461,8 @@ std::string start_interpreter(bool cuda) {
     // Named so that a refusal's traceback says whose code refused.
     PyRef marker = PyRef::steal(PyUnicode_FromString(protocol::kCppExtensionRefused));
     if (globals && marker) PyDict_SetItemString(globals, "KG_CPP_EXTENSION_REFUSED", marker.get());
-    PyRef triton = PyRef::steal(PyUnicode_FromString(protocol::kTritonRefused));
-    if (globals && triton) PyDict_SetItemString(globals, "KG_TRITON_REFUSED", triton.get());
+    PyRef refused = PyRef::steal(PyUnicode_FromString(protocol::kTritonRefused));
+    if (globals && refused) PyDict_SetItemString(globals, "KG_TRITON_REFUSED", refused.get());
     PyRef load = inline_extension_load_function(), request = inline_extension_request_function();
     if (globals && load && request) {
       PyDict_SetItemString(globals, "KG_LOAD_EXTENSION", load.get());
@@ -284,8 +476,22 @@ std::string start_interpreter(bool cuda) {
       if (!init) error = "torch.cuda.init() failed in the runner:\n" + take_exception(3000);
     }
   }
-  arm_audit_hook();
   PyEval_SaveThread();  // the GIL is taken again per call (py_ref.h's Gil)
+  return error;
+}
+
+std::string ready_for_sources(bool cuda, bool triton) {
+  static bool ready = false;
+  if (ready) return "";
+  std::string error;
+  {
+    Gil gil;
+    PyRef main = PyRef::borrow(PyImport_AddModule("__main__"));
+    PyObject* globals = main ? PyModule_GetDict(main.get()) : nullptr;
+    error = globals ? set_up_triton(globals, cuda, triton) : "the interpreter has no __main__";
+  }
+  arm_audit_hook();
+  ready = true;
   return error;
 }
 

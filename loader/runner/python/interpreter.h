@@ -13,6 +13,11 @@ namespace kg::runner::python {
 // nothing of its start-up runs once the source does. Returns with the GIL released; "" or why not.
 std::string start_interpreter(bool cuda);
 
+// Once, after start_interpreter and before the first source runs: with `triton` (a cuda runner)
+// Triton is imported and runs on kernelgate's driver (triton_driver.h), otherwise `import triton`
+// is refused with protocol::kTritonRefused; then the audit hook is armed. "" or why not.
+std::string ready_for_sources(bool cuda, bool triton);
+
 // The pending Python exception as text (its traceback, formatted by Python's traceback module),
 // sanitised and cut to `cap` bytes keeping its end (the innermost frames and the message); the
 // exception is cleared. The GIL must be held.
@@ -25,7 +30,8 @@ std::string sanitise(const std::string& text, size_t cap);
 // The audit hook (audit_hook.cc): refuses, with a Python exception, what a kernel never needs
 // and what would reach past the interpreter: ctypes, spawning processes, sockets, opening files
 // for writing. Installed before the interpreter starts (a hook installed from C cannot be
-// removed from Python); it refuses only once armed, after kernelgate's own imports.
+// removed from Python); it refuses only once armed, after kernelgate's own imports
+// (ready_for_sources).
 void install_audit_hook();
 void arm_audit_hook();
 

@@ -22,9 +22,19 @@ void copy_error(const std::string& e, char* error, size_t size) {
   error[s.size()] = 0;
 }
 
-int plugin_start(int cuda, char* error, size_t size) {
+int plugin_start(int flags, char* error, size_t size) {
   try {
-    const std::string e = start_interpreter(cuda != 0);
+    const std::string e = start_interpreter((flags & kKgPythonStartCuda) != 0);
+    if (e.empty()) return 0;
+    copy_error(e, error, size);
+  } catch (const std::exception& e) { copy_error(e.what(), error, size); }
+  return 1;
+}
+
+int plugin_arm(int flags, char* error, size_t size) {
+  try {
+    const bool cuda = (flags & kKgPythonStartCuda) != 0;
+    const std::string e = ready_for_sources(cuda, cuda && (flags & kKgPythonStartTriton) != 0);
     if (e.empty()) return 0;
     copy_error(e, error, size);
   } catch (const std::exception& e) { copy_error(e.what(), error, size); }
@@ -33,7 +43,7 @@ int plugin_start(int cuda, char* error, size_t size) {
 
 namespace {
 
-const KgPythonPlugin kPlugin = {kKgPythonPluginVersion, plugin_start, plugin_load, plugin_load_model, plugin_load_requests};
+const KgPythonPlugin kPlugin = {kKgPythonPluginVersion, plugin_start, plugin_load, plugin_load_model, plugin_load_requests, plugin_arm};
 
 }  // namespace
 }  // namespace kg::runner::python

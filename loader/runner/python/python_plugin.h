@@ -8,12 +8,14 @@
 
 extern "C" {
 
+enum : int { kKgPythonStartCuda = 1, kKgPythonStartTriton = 2 };
+
 struct KgPythonPlugin {
   unsigned version;  // kKgPythonPluginVersion
   // Before the runner's filter tightens: the interpreter, `import torch` and the modules kernels
   // commonly use, the audit hook; with `cuda` (the runner set cuda:0 up) torch.cuda's own
-  // initialisation too. 0 on success, else why not in `error`.
-  int (*start)(int cuda, char* error, size_t error_size);
+  // initialisation too (`flags` kKgPythonStartCuda). 0 on success, else why not in `error`.
+  int (*start)(int flags, char* error, size_t error_size);
   // After it tightened: executes the source at `source_path` in a fresh module, finds the first of
   // `entries` it defines, and registers it as the dispatcher op `registered` ("kgsub::relu__default",
   // overload "") with the schema of the aten overload (`aten_name`, `aten_overload`). 0 on success,
@@ -32,11 +34,16 @@ struct KgPythonPlugin {
   // refused) and registers `registered` with protocol::kModelSchemaArguments, answering only
   // ModelAction::Extensions (protocol::kLoadListExtensions). 0 on success, else why not in `error`.
   int (*load_requests)(const char* source_path, const char* registered, char* error, size_t error_size);
+  // After start, before the filter tightens and before the first source runs (once): with
+  // kKgPythonStartTriton (and kKgPythonStartCuda) Triton is imported and put on kernelgate's driver
+  // (interpreter.cc, "Triton"), for a source that names Triton; otherwise `import triton` is
+  // refused with protocol::kTritonRefused. Then the audit hook is armed. 0 on success, else why not.
+  int (*arm)(int flags, char* error, size_t error_size);
 };
 
 // Exported by the plugin.
 const KgPythonPlugin* kg_python_plugin();
 }
 
-inline constexpr unsigned kKgPythonPluginVersion = 4;
+inline constexpr unsigned kKgPythonPluginVersion = 5;
 inline constexpr const char* kKgPythonPluginFile = "libkg_runner_python.so";
