@@ -481,8 +481,6 @@ std::string start_interpreter(bool cuda) {
 }
 
 std::string ready_for_sources(bool cuda, bool triton) {
-  static bool ready = false;
-  if (ready) return "";
   std::string error;
   {
     Gil gil;
@@ -491,7 +489,6 @@ std::string ready_for_sources(bool cuda, bool triton) {
     error = globals ? set_up_triton(globals, cuda, triton) : "the interpreter has no __main__";
   }
   arm_audit_hook();
-  ready = true;
   return error;
 }
 

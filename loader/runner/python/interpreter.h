@@ -13,9 +13,10 @@ namespace kg::runner::python {
 // nothing of its start-up runs once the source does. Returns with the GIL released; "" or why not.
 std::string start_interpreter(bool cuda);
 
-// Once, after start_interpreter and before the first source runs: with `triton` (a cuda runner)
-// Triton is imported and runs on kernelgate's driver (triton_driver.h), otherwise `import triton`
-// is refused with protocol::kTritonRefused; then the audit hook is armed. "" or why not.
+// Called once (kg-runner keeps that: Runner::python_armed_), after start_interpreter and before
+// the first source runs: with `triton` (a cuda runner) Triton is imported and runs on kernelgate's
+// driver (triton_driver.h), otherwise `import triton` is refused with protocol::kTritonRefused;
+// then the audit hook is armed. "" or why not.
 std::string ready_for_sources(bool cuda, bool triton);
 
 // The pending Python exception as text (its traceback, formatted by Python's traceback module),
