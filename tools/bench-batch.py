@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Throughput of `kernelgate eval --batch` against one `kernelgate eval` per submission.
 
-    tools/bench-batch.py [--kernelgate build/bin/kernelgate] [--n 20] [--kind cpu|cuda|nvrtc]
+    tools/bench-batch.py [--kernelgate build/bin/kernelgate] [--n 20] [--distinct K] [--kind cpu|cuda|nvrtc]
                          [--device cpu|cuda] [--jobs N] [--timing] [--policy P] [--no-loop] [--keep DIR]
 
 Makes N single-op relu submissions of the kind (copies of the bundled example, each with a
@@ -32,7 +32,7 @@ EXAMPLE = {
 }
 
 
-def make_batch(root, n, kind):
+def make_batch(root, n, kind, distinct):
     batch = os.path.join(root, "batch")
     for i in range(n):
         dest = os.path.join(batch, f"sub{i:03d}", "relu__default")
@@ -42,7 +42,7 @@ def make_batch(root, n, kind):
             with open(path) as f:
                 text = f.read()
             with open(path, "w") as f:
-                f.write(f"// submission {i}\n" + text)
+                f.write(f"// submission {i % distinct}\n" + text)
     return batch
 
 
@@ -87,6 +87,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelgate", default=os.path.join(HERE, "..", "build", "bin", "kernelgate"))
     ap.add_argument("--n", type=int, default=20)
+    ap.add_argument("--distinct", type=int, default=0,
+                    help="only this many different sources (builds); the rest repeat them. The cached rows are "
+                         "unchanged by it, the cold rows then build only these (default: every one distinct)")
     ap.add_argument("--kind", choices=sorted(EXAMPLE), default="cpu")
     ap.add_argument("--device", choices=["cpu", "cuda"], default=None)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
@@ -98,7 +101,8 @@ def main():
     device = a.device or ("cpu" if a.kind == "cpu" else "cuda")
     root = a.keep or tempfile.mkdtemp(prefix="kg-bench-batch-")
     os.makedirs(root, exist_ok=True)
-    batch = make_batch(root, a.n, a.kind)
+    distinct = a.distinct if 0 < a.distinct < a.n else a.n
+    batch = make_batch(root, a.n, a.kind, distinct)
     common = ["--device", device, "--seed", "1", "--suite", "smoke"] + ([] if a.timing else ["--no-timing"])
     if a.policy:
         common += ["--policy", a.policy]
@@ -124,7 +128,7 @@ def main():
                 ok = False
                 print(f"{who} {label}: {len(v)} verdicts, not passing: {bad}", file=sys.stderr)
             rows.append((who, label, s, a.n / s * 60))
-    print(f"{a.n} single-op {a.kind} submissions on {device}, timing {'on' if a.timing else 'off'}, policy {a.policy or 'default'}, "
+    print(f"{a.n} single-op {a.kind} submissions ({distinct} distinct builds) on {device}, timing {'on' if a.timing else 'off'}, policy {a.policy or 'default'}, "
           f"--jobs {a.jobs}, {os.cpu_count()} cores")
     print(f"{'run':<14} {'seconds':>8} {'evals/min':>10}")
     for who, label, s, rate in rows:

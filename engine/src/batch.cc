@@ -182,10 +182,11 @@ class Batch {
   // One runner pool per device pool, shared by its workers: each keeps a runner started ahead
   // for every worker that may want one at once (at most 4), and starts no more ahead in all than
   // the batch has ops to judge (and one eager runner per pool when timing).
-  // Not on a GPU with timing: there some op of the batch is nearly always timing, a pool's runners
-  // may not set their GPU up beside timed calls, and so they are handed over unprepared: measured
-  // on the H200 (tools/bench-batch.py, 24 cuda submissions, --jobs 16) at 0.91-0.99x the
-  // throughput of runners started when needed (docs/batches.md).
+  // Not on a GPU with timing: there each op starts its runner outside the device lock anyway
+  // (harness::evaluate), what bounds the rate is the driver setting CUDA contexts up one at a
+  // time, which runners started ahead do not speed up, and the pool measured 0.87-0.93x the
+  // throughput of runners started when needed (tools/bench-batch.py, 100 cuda submissions,
+  // --jobs 16, rl-reward; docs/batches.md).
   void start_runner_pools(int workers) {
     if (options_.eval.no_runner_pool) return;
     if (options_.eval.device == names::Device::Cuda && options_.eval.timing) return;
@@ -252,6 +253,7 @@ class Batch {
       o.device_lock = pool.lock;
       if (pool.lock) o.eager_runner = eagers_[static_cast<size_t>(pool.index)];  // used under the pool's exclusive lock only
       if (!runner_pools_.empty()) o.runner_pool = runner_pools_[static_cast<size_t>(pool.index)];
+      else o.no_runner_pool = true;  // each runner started when needed: no evaluation keeps a pool of its own
       // One pool: the default device, as for one submission. Several: GPU k for pool k.
       o.device_pool = pools_.size() > 1 ? pool.index : -1;
       if (options_.on_progress)

@@ -101,16 +101,22 @@ std::unique_ptr<loader::RunnerClient>& Run::eager() const { return eager_slot->r
 
 loader::BuildOptions Run::build_options() const { return harness::build_options(policy, work_dir, options.submission); }
 
-std::optional<loader::LoadError> Run::start(std::unique_ptr<loader::RunnerClient>* runner, const loader::LoadRequest& request) const {
-  loader::LoadRequest staged = request;
+std::optional<loader::LoadError> Run::obtain(std::unique_ptr<loader::RunnerClient>* runner, loader::LoadRequest* request) const {
   try {
     if (pool && pool->serves(runner_options(""))) {
       *runner = pool->take();
-      staged.artifact = (*runner)->stage(request.artifact);
-    } else {
-      *runner = loader::RunnerClient::start(runner_options(request.artifact));
+      request->artifact = (*runner)->stage(request->artifact);
+      return std::nullopt;
     }
+    *runner = loader::RunnerClient::start(runner_options(request->artifact));
   } catch (const std::exception& e) { return loader::LoadError{loader::LoadError::Kind::Died, e.what()}; }
+  if (device() == loader::Device::Cuda) return (*runner)->prepare(device());
+  return std::nullopt;
+}
+
+std::optional<loader::LoadError> Run::start(std::unique_ptr<loader::RunnerClient>* runner, const loader::LoadRequest& request) const {
+  loader::LoadRequest staged = request;
+  if (auto err = obtain(runner, &staged)) return err;
   return (*runner)->load(staged);
 }
 
@@ -260,8 +266,10 @@ bool runnable_here(OpState& op) {
 
 // Starts the op's runner with its artifact loaded (the aten overload itself for --self-check).
 // False (recorded) when it does not start or load.
-bool start_runner(OpState& op) {
-  if (auto err = op.run.start(&op.runner, op.request)) {
+// Records why the op's runner did not start or load; false.
+bool runner_failed(OpState& op, const std::optional<loader::LoadError>& err) {
+  if (!err) return true;
+  {
     if (const std::string limit = op.folder.kind == loader::Kind::Python ? python_load_limit(err->message) : ""; !limit.empty()) {
       op.result.error = "kernelgate cannot judge this kernel yet: " + limit + ":\n" + err->message;
       return false;
@@ -276,6 +284,28 @@ bool start_runner(OpState& op) {
     op.result.failures.push_back(f);
     return false;
   }
+}
+
+// The op's runner with its artifact loaded. On cuda the runner is obtained (started, its device
+// set up) before `shared` is taken: that runs beside other ops' calls, timed ones included (see
+// loader::RunnerPool::Quiet for why that is sound), and only the load of submission code waits
+// for the device. On the CPU a runner's start is CPU work that would move CPU timings, so all of
+// it waits. False (recorded) when it fails.
+bool start_runner(OpState& op, std::shared_lock<DeviceLock>& shared, OpResult& r) {
+  auto t = Clock::now();
+  loader::LoadRequest staged = op.request;
+  const bool beside_timing = op.run.device() == loader::Device::Cuda;
+  std::optional<loader::LoadError> err;
+  if (beside_timing) err = op.run.obtain(&op.runner, &staged);
+  r.runner_start_s = seconds_since(t);
+  t = Clock::now();
+  if (op.run.options.device_lock) shared = std::shared_lock<DeviceLock>(*op.run.options.device_lock);
+  r.device_wait_s += seconds_since(t);
+  t = Clock::now();
+  if (!err && !beside_timing) err = op.run.obtain(&op.runner, &staged);
+  if (!err) err = op.runner->load(staged);
+  r.runner_start_s += seconds_since(t);
+  if (!runner_failed(op, err)) return false;
   op.result.ran = true;
   op.result.device_work_watched =
       op.folder.kind == loader::Kind::Cuda && op.run.device() == loader::Device::Cuda && !op.run.options.self_check;
@@ -332,16 +362,12 @@ void evaluate_samples(OpState& op) {
   if (op.run.options.self_check) op.request = op.run.eager_request(op.folder.op);
   // Builds never hold the device. Judging shares it with other ops' judging; timing has it alone.
   OpResult& r = op.result;
-  auto t = Clock::now();
   std::shared_lock<DeviceLock> shared;
-  if (op.run.options.device_lock) shared = std::shared_lock<DeviceLock>(*op.run.options.device_lock);
-  r.device_wait_s += seconds_since(t);
-  t = Clock::now();
-  const bool started = start_runner(op);
-  r.runner_start_s = seconds_since(t);
-  if (!started) return;
+  if (!start_runner(op, shared, r)) return;
+  auto t = Clock::now();
   std::vector<Judged> passed = judge_samples(op, all);
   if (!op.run.options.repro) run_trials(op, all, passed);
+  r.judging_s = seconds_since(t);
   if (timing_wanted(op, passed)) {
     op.run.progress(op.folder.op, "timing", all.size(), all.size());
     t = Clock::now();
@@ -575,12 +601,14 @@ std::shared_ptr<loader::RunnerPool> make_runner_pool(const EvalOptions& options,
 namespace {
 
 // An evaluation without a pool given keeps one runner ready, the first started while the ops
-// build: as many ahead as it has ops, and one for eager when it times (a runner more only after a
-// crash, started then).
+// build: as many ahead as it has ops, and one for eager when it times with an eager runner of its
+// own (a runner more only after a crash, started then). One started ahead and never taken is a
+// CUDA context set up and torn down for nothing, and on a GPU those are what bound a batch's rate.
 std::shared_ptr<loader::RunnerPool> own_runner_pool(const EvalOptions& options, const policy::Policy& policy, const fs::path& work,
                                                     size_t ops) {
   if (ops == 0) return nullptr;
-  return make_runner_pool(options, policy, (work / "runners").string(), 1, ops + (options.timing ? 1 : 0));
+  const bool own_eager = options.timing && !options.eager_runner;
+  return make_runner_pool(options, policy, (work / "runners").string(), 1, ops + (own_eager ? 1 : 0));
 }
 
 }  // namespace

@@ -56,9 +56,11 @@ struct Run {
   // How the op folders of this evaluation are built (the build step and the builds run ahead).
   loader::BuildOptions build_options() const;
   loader::Device device() const { return options.device; }
-  // A new runner (from the pool when it serves this evaluation) and `request` loaded into it (an
-  // empty artifact: the aten overload itself; the artifact staged into the runner's own folder
-  // when it came from the pool). Nothing, or the error.
+  // A new runner with nothing loaded yet: from the pool when it serves this evaluation (then
+  // `request`'s artifact is staged into the runner's own folder and the request names the copy),
+  // else started now for `request`'s artifact, with its device set up on cuda. Nothing, or the error.
+  std::optional<loader::LoadError> obtain(std::unique_ptr<loader::RunnerClient>* runner, loader::LoadRequest* request) const;
+  // obtain, then `request` loaded into the runner (an empty artifact: the aten overload itself).
   std::optional<loader::LoadError> start(std::unique_ptr<loader::RunnerClient>* runner, const loader::LoadRequest& request) const;
   loader::LoadRequest eager_request(const std::string& op) const;
 };

@@ -199,6 +199,7 @@ class PairJudge {
       }
     }
     r_.ran = true;
+    t = Clock::now();
     take_state(*solution, *state);
     std::vector<std::optional<std::vector<at::Tensor>>> outputs;
     std::vector<bool> right;
@@ -209,6 +210,7 @@ class PairJudge {
     }
     replayed(outputs, right);
     if (r_.failures.empty() && protocol::defines_autograd_function(pair_.solution)) judge_gradients(problem, *solution);
+    r_.judging_s = seconds_since(t);
     if (options_.timing && r_.failures.empty() && r_.passed == r_.total && !samples_.empty()) {
       t = Clock::now();
       time_forward(problem, *solution, samples_[0]);

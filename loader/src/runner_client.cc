@@ -230,8 +230,19 @@ std::unique_ptr<RunnerClient> RunnerClient::start(const RunnerOptions& options) 
   // output under $HOME/.cache/torch/kernels and the driver writes JIT-compiled PTX (jiterator,
   // cuDNN's runtime-compiled engines) under $HOME/.nv/ComputeCache. The runner's filter forbids
   // creating files, and a cache on disk would carry state from one run to the next.
-  spec.env = {"PATH=/usr/bin:/bin",         "HOME=/tmp",           "TMPDIR=/tmp", "OMP_NUM_THREADS=1", "LANG=C",
-              "USE_PYTORCH_KERNEL_CACHE=0", "CUDA_CACHE_DISABLE=1"};
+  // Two hardware work queues per CUDA context instead of the driver's eight: a context's set-up
+  // and tear-down serialise in the driver, and with eight queues 16 runners at once managed 4.5
+  // contexts a second on the H200, with two 8.8 (tools/context-cost.py, docs/batches.md). Calls on
+  // one stream (eager's, and every kernel kernelgate times) are unaffected; only a kernel that
+  // overlaps three or more streams within one call loses some of that overlap.
+  spec.env = {"PATH=/usr/bin:/bin",
+              "HOME=/tmp",
+              "TMPDIR=/tmp",
+              "OMP_NUM_THREADS=1",
+              "LANG=C",
+              "USE_PYTORCH_KERNEL_CACHE=0",
+              "CUDA_CACHE_DISABLE=1",
+              "CUDA_DEVICE_MAX_CONNECTIONS=2"};
   if (options.gpu >= 0) spec.env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(options.gpu));
   spec.binds.push_back({std::filesystem::path(options.runner_path).parent_path().string(), false});
   for (const auto& b : options.ro_binds) spec.binds.push_back({b, false});

@@ -69,9 +69,11 @@ void RunnerPool::refill() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
     for (auto& w : ready_) w.runner->restart_clock();
-    // A started runner prepares once nothing is timed (prepared ones stay first in line).
+    // A started runner is prepared next (on the CPU once nothing is timed); prepared ones stay
+    // first in line.
     auto unprepared = std::find_if(ready_.begin(), ready_.end(), [](const Waiting& w) { return !w.prepared; });
-    if (quiet_ == 0 && unprepared != ready_.end()) {
+    const bool may_touch = quiet_ == 0 || beside_timing();
+    if (may_touch && unprepared != ready_.end()) {
       Waiting w = std::move(*unprepared);
       ready_.erase(unprepared);
       preparing_ = true;
@@ -87,13 +89,13 @@ void RunnerPool::refill() {
         w.prepared = true;
         ready_.push_front(std::move(w));
       } else {
-        ++stats_.discarded;
+        ++stats_.discarded;  // a device that cannot be set up is not retried at once, start after start
+        cv_.wait_for(lock, kRetryAfterFailure, [this] { return stopping_; });
       }
       continue;
     }
     const bool spent = options_.max_ahead > 0 && stats_.started_ahead >= options_.max_ahead;
-    const bool may_start = quiet_ == 0 || starts_beside_timing();
-    if (!may_start || ready_.size() >= options_.ready || spent) {
+    if (!may_touch || ready_.size() >= options_.ready || spent) {
       cv_.wait_for(lock, clock_refresh(options_.runner));
       continue;
     }

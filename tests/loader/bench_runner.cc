@@ -4,6 +4,7 @@
 //   kg_bench_runner [--reps N] [--numel N] [--no-flush] [--device cpu|cuda]
 // Prints the median timed call, the supervisor's wall time per call (decode of a fresh input
 // copy, cache flush, timing, encode amortised) and the difference: the loop's overhead.
+#include "bench_runner_options.h"
 #include "kernelgate/loader.h"
 
 #include <ATen/ATen.h>
@@ -28,14 +29,7 @@ int main(int argc, char** argv) {
     else if (a == "--device" && i + 1 < argc) device = std::string(argv[++i]) == "cuda" ? Device::Cuda : Device::Cpu;
     else return std::fprintf(stderr, "usage: kg_bench_runner [--reps N] [--numel N] [--no-flush] [--device cpu|cuda]\n"), 2;
   }
-  RunnerOptions ro;
-  ro.runner_path = default_runner_path();
-  ro.limits.cpu_s = 120;
-  ro.limits.wall_s = 180;
-  if (device == Device::Cuda) {
-    ro.profile = kg::sandbox::Profile::RunCuda;
-    ro.limits.memory_mb = 16384;
-  }
+  const RunnerOptions ro = kg::loader::bench::runner_options(device);
   auto r = RunnerClient::start(ro);
   LoadRequest req;
   req.aten_op = "relu.default";

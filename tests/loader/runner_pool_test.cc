@@ -206,6 +206,30 @@ TEST(RunnerPool, NoRunnerStartsWhileQuietNorBeyondMaxAhead) {
   EXPECT_EQ(pool.stats().taken_cold, 1u);
 }
 
+// On cuda a Quiet (an op timing) holds nothing back: a runner's start and its device set-up run
+// beside timed calls (measured not to move them, docs/batches.md). Here, with no GPU, the set-up
+// is attempted inside the Quiet and fails, so the runner is discarded; on the CPU the same pool
+// starts nothing until the Quiet ends.
+TEST(RunnerPool, OnCudaAQuietHoldsBackNeitherStartNorDeviceSetUp) {
+  if (at::hasCUDA()) GTEST_SKIP() << "a GPU is present: the set-up succeeds (the GPU batch benchmark covers it)";
+  TempDir cuda_root, cpu_root;
+  RunnerPool::Options c = pool_options(cuda_root.path, 1);
+  c.device = Device::Cuda;
+  RunnerPool::Options h = pool_options(cpu_root.path, 1);
+  {
+    auto cuda = std::make_unique<RunnerPool>(c);
+    RunnerPool::Quiet quiet_cuda(cuda.get());
+    EXPECT_TRUE(wait_for_stats(*cuda, [](const RunnerPool::Stats& s) { return s.started_ahead >= 1 && s.discarded >= 1; }))
+        << "started " << cuda->stats().started_ahead << ", discarded " << cuda->stats().discarded;
+  }
+  RunnerPool cpu(h);
+  ASSERT_TRUE(wait_for_stats(cpu, [](const RunnerPool::Stats& s) { return s.ready_now == 1; }));
+  RunnerPool::Quiet quiet_cpu(&cpu);
+  auto r = cpu.take();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(cpu.stats().started_ahead, 1u);  // the next one waits for the Quiet's end
+}
+
 TEST(RunnerPool, NeedsAStagingRootAndServesOnlyItsOwnOptions) {
   RunnerPool::Options o = pool_options("", 0);
   EXPECT_THROW(RunnerPool{o}, std::invalid_argument);

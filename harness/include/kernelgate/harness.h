@@ -306,10 +306,11 @@ struct OpResult {
   std::vector<std::string> build_notes;  // how the build ran (loader::BuildResult::notes)
   double eval_s = 0;
   // Where eval_s went (results.json's phase_seconds): waiting for the device lock (shared for
-  // judging, then alone for timing), getting a runner with the artifact loaded, and the timing
-  // with the device alone.
+  // judging, then alone for timing), getting a runner with the artifact loaded, judging (the
+  // samples and the trials, with the device shared) and the timing with the device alone.
   double device_wait_s = 0;
   double runner_start_s = 0;
+  double judging_s = 0;
   double timing_s = 0;
   // Failure concentration: trait name -> failures with that trait.
   std::map<std::string, int> failure_traits;

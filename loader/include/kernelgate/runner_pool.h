@@ -51,11 +51,13 @@ class RunnerPool {
   // limits): a caller with other options starts its own.
   bool serves(const RunnerOptions& o) const;
 
-  // While a Quiet lives, the pool touches the device with no runner: on cuda no runner prepares
-  // (its CUDA context and buffers: work on the GPU), on the CPU no runner starts at all (its
-  // start-up is CPU work); what was under way has finished when the Quiet is made. On cuda the
-  // processes themselves still start (host work on other cores) and prepare once it ends, or
-  // when taken. Timed calls never share the device with a runner's start-up.
+  // While a Quiet lives, the pool touches the device with no runner: on the CPU no runner starts
+  // or prepares at all (its start-up is CPU work, which would move CPU timings); what was under
+  // way has finished when the Quiet is made. On cuda a Quiet holds nothing back: a runner's
+  // start-up there is host work on other cores, and its device set-up (a CUDA context, its flush
+  // buffer, one one-element kernel) was measured on the H200 not to move timed calls beside it
+  // (tools/context-beside-timing.py, docs/batches.md). Submission code is never loaded by the
+  // pool: that waits for the caller, under the device lock.
   class Quiet {
    public:
     explicit Quiet(RunnerPool* pool);
@@ -76,9 +78,10 @@ class RunnerPool {
   };
   void refill();
   void prepare(RunnerClient& r) const;  // throws when the runner cannot set its device up
-  // Whether a runner's start or preparation under way now touches the device (mu_ held).
-  bool device_busy() const { return preparing_ || (starting_ && !starts_beside_timing()); }
-  bool starts_beside_timing() const { return options_.device == Device::Cuda; }
+  // Whether a runner's start or preparation under way now would share the device with timed
+  // calls (mu_ held).
+  bool device_busy() const { return !beside_timing() && (preparing_ || starting_); }
+  bool beside_timing() const { return options_.device == Device::Cuda; }
 
   const Options options_;
   mutable std::mutex mu_;
