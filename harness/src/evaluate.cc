@@ -137,6 +137,11 @@ OpState::~OpState() {
   for (const loader::BuildResult& b : extensions_uncached) loader::remove_uncached(b);
 }
 
+bool OpState::must_stop() {
+  if (stopped.empty() && run.options.stop_reason) stopped = run.options.stop_reason();
+  return !stopped.empty();
+}
+
 size_t OpState::rng_index(size_t i) const { return run.options.repro ? static_cast<size_t>(run.options.repro->index) : i; }
 
 loader::CallOptions OpState::call_options(const std::vector<c10::IValue>& ref_returns, int warmup, int reps) const {
@@ -320,6 +325,7 @@ std::vector<Judged> judge_samples(OpState& op, const std::vector<Sample>& all) {
   std::vector<Judged> passed;
   int timeouts = 0;
   for (size_t i = 0; i < all.size(); ++i) {
+    if (op.must_stop()) break;
     const size_t failures_before = op.result.failures.size();
     auto j = judge_sample(op, all[i], i);
     if (j) passed.push_back(std::move(*j));
@@ -366,9 +372,9 @@ void evaluate_samples(OpState& op) {
   if (!start_runner(op, shared, r)) return;
   auto t = Clock::now();
   std::vector<Judged> passed = judge_samples(op, all);
-  if (!op.run.options.repro) run_trials(op, all, passed);
+  if (!op.run.options.repro && !op.must_stop()) run_trials(op, all, passed);
   r.judging_s = seconds_since(t);
-  if (timing_wanted(op, passed)) {
+  if (timing_wanted(op, passed) && !op.must_stop()) {
     op.run.progress(op.folder.op, "timing", all.size(), all.size());
     t = Clock::now();
     std::unique_lock<DeviceLock> alone;
@@ -396,6 +402,17 @@ OpResult evaluate_op(Run& run, const loader::OpFolder& folder) {
   auto t0 = Clock::now();
   OpState op(run, folder);
   evaluate_samples(op);
+  if (!op.stopped.empty()) {
+    // Stopped part-way (a service's cancel or task timeout): what was judged is not the op's
+    // verdict, and nothing of it is reported as one.
+    OpResult r;
+    r.op = op.result.op;
+    r.kind = op.result.kind;
+    r.verdict = policy::Verdict::Error;
+    r.error = "not judged: " + op.stopped + " (stopped inside the op)";
+    r.eval_s = seconds_since(t0);
+    return r;
+  }
   op.result.eval_s = seconds_since(t0);
   decide_verdict(op);
   return op.result;

@@ -115,8 +115,12 @@ struct OpState {
   std::unique_ptr<loader::RunnerClient> runner;
   CallHistory history;
   OpResult result;
+  std::string stopped;  // why the evaluation stopped inside this op (EvalOptions::stop_reason), "" while it goes on
 
   bool runner_alive() const { return runner && runner->alive(); }
+  // Asks EvalOptions::stop_reason (between samples, before the trials and before the timing):
+  // true, with `stopped` set, when the op must stop here.
+  bool must_stop();
   // The index that seeds sample i's values (the repro's own index under --repro).
   size_t rng_index(size_t i) const;
   loader::CallOptions call_options(const std::vector<c10::IValue>& ref_returns, int warmup = 0, int reps = 0) const;

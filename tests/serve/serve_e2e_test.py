@@ -324,6 +324,22 @@ class Results(WithServer):
         self.assertIn('kernelgate_admission_refused_total{reason="token_quota"} 1', text)
         self.assertIn('kernelgate_tasks_total{status="cancelled"} 1', text)
 
+    def test_running_task_cancelled_inside_its_op(self):
+        # The cancel comes while the op's first call hangs: once that call reaches the policy's
+        # limit the op stops before its next sample, instead of running a second hanging call
+        # and the rest of the op, and what it judged is not reported as its verdict.
+        hang_id = self.s.submit(**relu(HANG, timing=False))
+        self.s.wait(hang_id, statuses=("running",))
+        time.sleep(1)  # the first call is under way
+        status, body, _ = self.s.call("DELETE", f"/v1/tasks/{hang_id}")
+        self.assertEqual(status, 200, body)
+        done = self.s.wait(hang_id)
+        self.assertEqual(done["status"], "cancelled", done)
+        op = done["result"]["ops"][0]
+        self.assertEqual(op["verdict"], "error", op)
+        self.assertIn("not judged: cancelled by the client (stopped inside the op)", op["error"])
+        self.assertFalse(op.get("failures"), op)
+
     def test_workers_report_the_device(self):
         status, body, _ = self.s.call("GET", "/v1/workers")
         self.assertEqual(status, 200)

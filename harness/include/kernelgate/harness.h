@@ -453,8 +453,10 @@ struct EvalOptions {
   // Called with each op's result the moment its verdict is decided (a batch's journal), on the
   // evaluating thread, before the next op starts.
   std::function<void(const OpResult&)> on_op_decided;
-  // Asked before each op: a non-empty answer (a service's cancel or task timeout) stops the
-  // evaluation there, and every op not yet judged is an error op saying "not judged: " + answer.
+  // Asked before each op, and inside one between its samples, before its trials and before its
+  // timing: a non-empty answer (a service's cancel or task timeout) stops the evaluation there,
+  // and every op not yet judged, the one stopped inside included, is an error op saying
+  // "not judged: " + answer. A call under way finishes first (bounded by the policy's call limit).
   std::function<std::string()> stop_reason;
   // Where the evaluation is (a terminal's progress line): called on the evaluating thread when an
   // op starts, after each of its samples, when its timing starts, and when it is decided.
