@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Throughput of `kernelgate eval --batch` against one `kernelgate eval` per submission.
 
-    tools/bench-batch.py [--kernelgate build/bin/kernelgate] [--n 20] [--distinct K] [--kind cpu|cuda|nvrtc]
+    tools/bench-batch.py [--kernelgate build/bin/kernelgate] [--n 20] [--distinct K] [--warmup] [--kind cpu|cuda|nvrtc]
                          [--device cpu|cuda] [--jobs N] [--timing] [--policy P] [--no-loop] [--keep DIR]
 
 Makes N single-op relu submissions of the kind (copies of the bundled example, each with a
@@ -96,6 +96,9 @@ def main():
     ap.add_argument("--timing", action="store_true")
     ap.add_argument("--policy", default=None, help="policy profile (default: kernelgate's)")
     ap.add_argument("--no-loop", action="store_true", help="leave out the one-eval-per-submission loop")
+    ap.add_argument("--warmup", action="store_true",
+                    help="run `kernelgate warmup --kind KIND` into each cold cache first, timed apart: the cold rows then "
+                         "measure the submissions' own builds, not the one-time set-up of a new cache (README)")
     ap.add_argument("--keep", help="leave the batch and outputs in this folder")
     a = ap.parse_args()
     device = a.device or ("cpu" if a.kind == "cpu" else "cuda")
@@ -106,7 +109,7 @@ def main():
     common = ["--device", device, "--seed", "1", "--suite", "smoke"] + ([] if a.timing else ["--no-timing"])
     if a.policy:
         common += ["--policy", a.policy]
-    rows, ok = [], True
+    rows, ok, warmups = [], True, []
     for label in ("cold", "cached"):
         env = dict(os.environ)
         whos = ["loop", "batch"] if label == "cold" else ["loop", "nopool", "batch"]
@@ -117,6 +120,13 @@ def main():
             if label == "cold":
                 shutil.rmtree(env["KERNELGATE_CACHE"], ignore_errors=True)
             os.makedirs(env["KERNELGATE_CACHE"], mode=0o700, exist_ok=True)
+            if label == "cold" and a.warmup:
+                t0 = time.monotonic()
+                w = subprocess.run([a.kernelgate, "warmup", "--kind", a.kind], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                if w.returncode != 0:
+                    ok = False
+                    print(f"{who} warmup failed ({w.returncode}): {w.stderr[-2000:]}", file=sys.stderr)
+                warmups.append((who, time.monotonic() - t0))
             out = os.path.join(root, f"out-{who}-{label}")
             if who == "loop":
                 s, v = run_loop(a.kernelgate, batch, out, common, env)
@@ -130,6 +140,8 @@ def main():
             rows.append((who, label, s, a.n / s * 60))
     print(f"{a.n} single-op {a.kind} submissions ({distinct} distinct builds) on {device}, timing {'on' if a.timing else 'off'}, policy {a.policy or 'default'}, "
           f"--jobs {a.jobs}, {os.cpu_count()} cores")
+    for who, secs in warmups:
+        print(f"{who} cold cache: `kernelgate warmup --kind {a.kind}` first, {secs:.1f} s (not in the cold row)")
     print(f"{'run':<14} {'seconds':>8} {'evals/min':>10}")
     for who, label, s, rate in rows:
         print(f"{who + ' ' + label:<14} {s:8.1f} {rate:10.1f}")
