@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <random>
 
 namespace fs = std::filesystem;
@@ -46,6 +47,32 @@ std::vector<c10::IValue> on_device(std::vector<c10::IValue> in, names::Device de
   for (c10::IValue& v : in)
     if (v.isTensor() && v.toTensor().defined()) v = v.toTensor().to(at::kCUDA);
   return in;
+}
+
+// The inputs with every floating tensor as float64 (a copy): the same problem, computed exactly.
+std::vector<c10::IValue> as_f64(const std::vector<c10::IValue>& in) {
+  std::vector<c10::IValue> out;
+  for (const c10::IValue& v : in) {
+    const bool floating = v.isTensor() && v.toTensor().defined() && at::isFloatingType(v.toTensor().scalar_type());
+    out.push_back(floating ? c10::IValue(v.toTensor().to(at::kDouble)) : v);
+  }
+  return out;
+}
+
+// eager autograd's gradients of the same weighted sum in float64, each rounded to its low-precision
+// gradient's dtype; nothing when eager cannot differentiate the op in float64.
+std::optional<std::vector<at::Tensor>> exact_gradients(const c10::OperatorHandle& aten, const std::vector<c10::IValue>& inputs,
+                                                       const std::vector<at::Tensor>& weights, const std::vector<at::Tensor>& eager,
+                                                       names::Device device) {
+  try {
+    std::vector<at::Tensor> w64;
+    for (const at::Tensor& w : weights) w64.push_back(device == names::Device::Cuda ? w.to(at::kDouble).to(at::kCUDA) : w.to(at::kDouble));
+    std::vector<at::Tensor> out;
+    for (const at::Tensor& g : protocol::weighted_sum_gradients(aten, on_device(as_f64(inputs), device), w64)) out.push_back(g.cpu());
+    if (out.size() != eager.size()) return std::nullopt;
+    for (size_t i = 0; i < out.size(); ++i) out[i] = out[i].to(eager[i].scalar_type());
+    return out;
+  } catch (const std::exception&) { return std::nullopt; }
 }
 
 // The largest |a - b| over two runs' gradients, or -1 when some shape differs.
@@ -217,16 +244,27 @@ class Checker {
       g.detail = std::to_string(runs[0].size()) + " gradients, eager has " + std::to_string(eager.size());
       return;
     }
+    // Where eager's own gradient is off (bf16 arithmetic near a cancellation: gelu's derivative
+    // near x = -0.75 on the CPU was 40% off), a kernel that matches the float64 gradient rounded
+    // to the dtype is right, as the forward judging accepts the exact answer (docs/training.md).
     const std::vector<size_t> which = protocol::differentiable_arguments(inputs);
+    std::optional<std::vector<at::Tensor>> exact;
+    bool eager_off = false;
     for (size_t i = 0; i < eager.size(); ++i) {
       const std::string where = "gradient of argument '" + schema.arguments()[which[i]].name() + "'";
-      if (auto m = harness::compare_values(c10::IValue(eager[i]), c10::IValue(runs[0][i]), policy_, t.op, where)) {
-        g.status = "fail";
-        g.detail = m->detail;
-        return;
+      auto m = harness::compare_values(c10::IValue(eager[i]), c10::IValue(runs[0][i]), policy_, t.op, where);
+      if (!m) continue;
+      if (!exact) exact = exact_gradients(aten, clone_inputs(inputs), weights, eager, o_.device);
+      if (exact && !harness::compare_values(c10::IValue((*exact)[i]), c10::IValue(runs[0][i]), policy_, t.op, where)) {
+        eager_off = true;
+        continue;
       }
+      g.status = "fail";
+      g.detail = m->detail;
+      return;
     }
     g.status = "pass";
+    if (eager_off) g.detail = "eager's gradient is off here in this dtype; the kernel's matches the float64 gradient rounded to it";
   }
 
   const GradOptions& o_;
