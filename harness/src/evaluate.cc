@@ -29,6 +29,19 @@
 namespace fs = std::filesystem;
 
 namespace kg::harness {
+namespace {
+
+OpResult op_error(const std::string& op, const std::string& kind, const std::string& error) {
+  OpResult r;
+  r.op = op;
+  r.kind = kind;
+  r.verdict = policy::Verdict::Error;
+  r.error = error;
+  return r;
+}
+
+}  // namespace
+
 namespace evaluation {
 
 std::mt19937_64 sample_rng(uint64_t seed, const std::string& op, size_t index) {
@@ -269,29 +282,23 @@ bool runnable_here(OpState& op) {
   return false;
 }
 
-// Starts the op's runner with its artifact loaded (the aten overload itself for --self-check).
-// False (recorded) when it does not start or load.
-// Records why the op's runner did not start or load; false.
-bool runner_failed(OpState& op, const std::optional<loader::LoadError>& err) {
-  if (!err) return true;
-  {
-    if (const std::string limit = op.folder.kind == loader::Kind::Python ? python_load_limit(err->message) : ""; !limit.empty()) {
-      op.result.error = "kernelgate cannot judge this kernel yet: " + limit + ":\n" + err->message;
-      return false;
-    }
-    if (err->kind == loader::LoadError::Kind::ProtocolViolation) violation(op.result, policy::Rule::ProtocolViolation, err->message);
-    Failure f;
-    // A python source that does not compile is found only when the runner's interpreter loads it.
-    const bool syntax = op.folder.kind == loader::Kind::Python && err->kind == loader::LoadError::Kind::Refused &&
-                        err->message.rfind(protocol::kPythonDoesNotCompile, 0) == 0;
-    f.category = syntax ? policy::Category::CompileError : policy::Category::RuntimeError;
-    f.message = "loading the artifact failed: " + err->message;
-    op.result.failures.push_back(f);
-    return false;
+// Records why the op's runner did not start or load its artifact.
+void record_start_failure(OpState& op, const loader::LoadError& err) {
+  if (const std::string limit = op.folder.kind == loader::Kind::Python ? python_load_limit(err.message) : ""; !limit.empty()) {
+    op.result.error = "kernelgate cannot judge this kernel yet: " + limit + ":\n" + err.message;
+    return;
   }
+  if (err.kind == loader::LoadError::Kind::ProtocolViolation) violation(op.result, policy::Rule::ProtocolViolation, err.message);
+  Failure f;
+  // A python source that does not compile is found only when the runner's interpreter loads it.
+  const bool syntax = op.folder.kind == loader::Kind::Python && err.kind == loader::LoadError::Kind::Refused &&
+                      err.message.rfind(protocol::kPythonDoesNotCompile, 0) == 0;
+  f.category = syntax ? policy::Category::CompileError : policy::Category::RuntimeError;
+  f.message = "loading the artifact failed: " + err.message;
+  op.result.failures.push_back(f);
 }
 
-// The op's runner with its artifact loaded. On cuda the runner is obtained (started, its device
+// The op's runner with its artifact loaded (the aten overload itself for --self-check). On cuda the runner is obtained (started, its device
 // set up) before `shared` is taken: that runs beside other ops' calls, timed ones included (see
 // loader::RunnerPool::Quiet for why that is sound), and only the load of submission code waits
 // for the device. On the CPU a runner's start is CPU work that would move CPU timings, so all of
@@ -310,7 +317,10 @@ bool start_runner(OpState& op, std::shared_lock<DeviceLock>& shared, OpResult& r
   if (!err && !beside_timing) err = op.run.obtain(&op.runner, &staged);
   if (!err) err = op.runner->load(staged);
   r.runner_start_s += seconds_since(t);
-  if (!runner_failed(op, err)) return false;
+  if (err) {
+    record_start_failure(op, *err);
+    return false;
+  }
   op.result.ran = true;
   op.result.device_work_watched =
       op.folder.kind == loader::Kind::Cuda && op.run.device() == loader::Device::Cuda && !op.run.options.self_check;
@@ -405,11 +415,7 @@ OpResult evaluate_op(Run& run, const loader::OpFolder& folder) {
   if (!op.stopped.empty()) {
     // Stopped part-way (a service's cancel or task timeout): what was judged is not the op's
     // verdict, and nothing of it is reported as one.
-    OpResult r;
-    r.op = op.result.op;
-    r.kind = op.result.kind;
-    r.verdict = policy::Verdict::Error;
-    r.error = "not judged: " + op.stopped + " (stopped inside the op)";
+    OpResult r = op_error(op.result.op, op.result.kind, "not judged: " + op.stopped + " (stopped inside the op)");
     r.eval_s = seconds_since(t0);
     return r;
   }
@@ -480,15 +486,6 @@ class BuildsAhead {
 }  // namespace evaluation
 
 namespace {
-
-OpResult op_error(const std::string& op, const std::string& kind, const std::string& error) {
-  OpResult r;
-  r.op = op;
-  r.kind = kind;
-  r.verdict = policy::Verdict::Error;
-  r.error = error;
-  return r;
-}
 
 // Which ops --self-check runs without --suite: the smoke suite's (each judged on smoke), not every
 // op of every suite the default could reach.
