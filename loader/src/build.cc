@@ -278,25 +278,32 @@ bool read_sources(Job& j) {
   return err.empty() || stop(j, err);
 }
 
+// A load_inline extension's plan (`lean_aten`: see Plan::lean_aten).
+Plan plan_inline(const Job& j, bool lean_aten) {
+  InlineUnits units;
+  const std::string key = inline_extension_key(*j.ext);
+  units.glue = glue::inline_glue(inline_extension_namespace(key), j.ext->functions);
+  units.artifact = inline_extension_file(key);
+  units.cpp_source = j.files[0].bytes;
+  const InlineFlags flags = inline_flags(*j.ext);
+  Plan p;
+  if (j.op.kind == Kind::Cuda) {
+    units.cuda_unit_body = glue::inline_cuda_unit_body();
+    units.cuda_source = j.files[1].bytes;
+    p = plan_inline_cuda(units, flags.cxx, flags.nvcc, j.arch, j.options, lean_aten);
+  } else {
+    p = plan_inline_cpu(units, flags.cxx, j.options);
+  }
+  p.notes.insert(p.notes.end(), flags.notes.begin(), flags.notes.end());
+  return p;
+}
+
 // 3. glue or launch table
 bool plan_build(Job& j) {
   if (j.ext) {
     try {
-      InlineUnits units;
-      const std::string key = inline_extension_key(*j.ext);
-      units.glue = glue::inline_glue(inline_extension_namespace(key), j.ext->functions);
-      units.artifact = inline_extension_file(key);
-      units.cpp_source = j.files[0].bytes;
-      const InlineFlags flags = inline_flags(*j.ext);
-      if (j.op.kind == Kind::Cuda) {
-        j.arch = toolchain::cuda_arch(j.options);
-        units.cuda_unit_body = glue::inline_cuda_unit_body();
-        units.cuda_source = j.files[1].bytes;
-        j.plan = plan_inline_cuda(units, flags.cxx, flags.nvcc, j.arch, j.options);
-      } else {
-        j.plan = plan_inline_cpu(units, flags.cxx, j.options);
-      }
-      j.plan.notes.insert(j.plan.notes.end(), flags.notes.begin(), flags.notes.end());
+      if (j.op.kind == Kind::Cuda) j.arch = toolchain::cuda_arch(j.options);
+      j.plan = plan_inline(j, true);
     } catch (const std::exception& e) { return stop(j, e.what()); }
     return true;
   }
@@ -405,13 +412,45 @@ bool lacks_aten_name(const std::string& unit_log) {
   return missing;
 }
 
-// The plan's command in the sandbox's compile profile; a cuda unit that lacks an ATen name is
-// built once more with all of ATen.
+// The same job planned again with the source's own ATen includes read as the real headers
+// (precompiled with the prefix where they lead the source), its files written over the first
+// plan's. The cache key stays the first plan's: it names the same source and toolchain.
+void plan_with_real_aten_includes(Job& j) {
+  if (j.ext) {
+    j.plan = plan_inline(j, false);
+  } else {
+    std::string source;
+    for (const auto& f : j.files)
+      if (f.name == j.src_name) source = f.bytes;
+    j.plan = plan_cuda(j.op, *j.schema, j.sig, j.src_name, source, j.arch, j.options, false);
+  }
+  // the first build's logs, marks and step times go: what is read back is this build's
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(j.work, ec))
+    if (e.is_regular_file(ec)) fs::remove(e.path(), ec);
+  for (const auto& g : j.plan.generated) write_file((j.work / g.first).string(), g.second);
+}
+
+// The plan's command in the sandbox's compile profile. A cuda unit that lacks an ATen name is
+// built once more: with the real headers its source includes when the first build read the lean
+// shim for them, then (or else) with all of ATen.
 void compile(Job& j) {
   std::vector<std::string> ro = toolchain::binds(j.op.kind != Kind::Nvrtc);
   ro.insert(ro.end(), j.plan.ro.begin(), j.plan.ro.end());
   j.res.record = sandbox::run(toolchain::compile_spec(j.plan.argv, ro, j.work.string(), j.options));
-  if (j.op.kind == Kind::Cuda && j.res.record.status == sandbox::Status::RE && lacks_aten_name(read_log(j.work / "unit.log"))) {
+  auto lacks_a_name = [&] {
+    return j.op.kind == Kind::Cuda && j.res.record.status == sandbox::Status::RE && lacks_aten_name(read_log(j.work / "unit.log"));
+  };
+  if (j.plan.lean_aten && lacks_a_name()) {
+    plan_with_real_aten_includes(j);
+    j.res.notes.push_back(
+        "the source's own ATen includes: the lean <torch/extension.h> read for them lacked a name the unit uses, so it was built again with "
+        "the real headers");
+    ro = toolchain::binds(true);
+    ro.insert(ro.end(), j.plan.ro.begin(), j.plan.ro.end());
+    j.res.record = sandbox::run(toolchain::compile_spec(j.plan.argv, ro, j.work.string(), j.options));
+  }
+  if (lacks_a_name()) {
     std::vector<std::string> argv = j.plan.argv;
     argv.push_back("full");
     j.res.notes.push_back("all of ATen: the lean <torch/extension.h> lacked a name the unit uses, so it was built again with ATen/ATen.h");

@@ -143,17 +143,35 @@ struct CudaUnits {
   std::string unit_body, glue, artifact, source;
   std::vector<std::string> cxx_extra, nvcc_extra;
   bool glue_sees_shim = false;  // the g++ unit includes <torch/extension.h> (load_inline's main.cpp)
+  bool lean_aten = true;        // the source's <ATen/ATen.h> and <ATen/cuda/CUDAContext.h> read the lean shim first
 };
+
+// Whether the source includes a header the shim reads as the lean <torch/extension.h> in a first
+// build (shim.cc: <ATen/ATen.h>, <ATen/cuda/CUDAContext.h>).
+bool includes_lean_able(const std::string& source) {
+  const std::vector<std::string> heavy = prefix_headers();
+  for (const auto& h : includes::angle_includes(source))
+    if (std::find(heavy.begin(), heavy.end(), h) != heavy.end()) return true;
+  return false;
+}
 
 Plan plan_cuda_units(const CudaUnits& in, const std::string& arch, const BuildOptions& given) {
   BuildOptions options = given;
   if (!in.nvcc_extra.empty()) options.nvcc_whole = true;
   Plan p;
-  // The unit: the prefix, with the source's leading heavy includes moved into it, then the rest.
+  // A first build reads the lean shim for the source's own <ATen/ATen.h> and
+  // <ATen/cuda/CUDAContext.h> (the plain prefix: no heavy header is hoisted); build.cc builds
+  // again with lean_aten off when the unit then lacks a name. Otherwise the unit is the prefix, with
+  // the source's leading heavy includes moved into it, then the rest.
+  p.lean_aten = options.precompiled_includes && in.lean_aten && !options.nvcc_whole && includes_lean_able(in.source);
   const std::vector<std::string> hoisted =
-      options.precompiled_includes ? includes::leading_includes(in.source, prefix_headers()) : std::vector<std::string>{};
+      options.precompiled_includes && !p.lean_aten ? includes::leading_includes(in.source, prefix_headers()) : std::vector<std::string>{};
   const std::string prefix = cuda_prefix(hoisted);
-  const std::string unit = prefix + in.unit_body;
+  const std::string unit =
+      prefix + (p.lean_aten ? "#define KG_LEAN_ATEN_INCLUDES 1  // the source's ATen/ATen.h: the lean shim first\n" : "") + in.unit_body;
+  if (p.lean_aten)
+    p.notes.push_back("lean ATen includes: the source's own " + join(prefix_headers(), " or ") +
+                      " read as the lean <torch/extension.h> (a unit that lacks a name is built again with the real headers)");
   const std::string& source = in.source;
   p.generated.push_back({"kg_unit.cu", unit});
   p.generated.push_back({"kg_glue.cc", in.glue});
@@ -192,8 +210,11 @@ Plan plan_cuda_units(const CudaUnits& in, const std::string& arch, const BuildOp
     auto hp = toolchain::cuda_host_prefix(*pipe, prefix, module_id, arch, options, &rejected);
     if (!rejected.empty()) p.rejected.push_back(rejected);
     if (hp) {
+      std::vector<std::string> covered = includes::read_covered(hp->dir);
+      if (p.lean_aten)  // read as the lean shim, which the prefix holds
+        for (const auto& h : prefix_headers()) covered.insert(std::lower_bound(covered.begin(), covered.end(), h), h);
       p.notes.push_back(
-          includes::coverage_note(includes::angle_includes(source), includes::read_covered(hp->dir),
+          includes::coverage_note(includes::angle_includes(source), covered,
                                   hoisted.empty() ? "precompiled prefix" : "precompiled prefix with the source's " + join(hoisted, ", ")));
       splice_function = splice_preprocess(*pipe, *hp, prefix, unit, p);
       p.ro.push_back(hp->dir);
@@ -253,8 +274,9 @@ Plan plan_cuda_units(const CudaUnits& in, const std::string& arch, const BuildOp
 }  // namespace
 
 Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
-               const std::string& source, const std::string& arch, const BuildOptions& options) {
+               const std::string& source, const std::string& arch, const BuildOptions& options, bool lean_aten) {
   CudaUnits in;
+  in.lean_aten = lean_aten;
   in.unit_body = glue::cuda_unit(op, sig, "src/" + src_name).substr(glue::cuda_unit_prefix().size());
   in.glue = glue::cuda_registration(op, schema, sig);
   in.artifact = op.folder + ".so";
@@ -263,8 +285,9 @@ Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Sign
 }
 
 Plan plan_inline_cuda(const InlineUnits& units, const std::vector<std::string>& cxx_extra, const std::vector<std::string>& nvcc_extra,
-                      const std::string& arch, const BuildOptions& options) {
+                      const std::string& arch, const BuildOptions& options, bool lean_aten) {
   CudaUnits in;
+  in.lean_aten = lean_aten;
   in.unit_body = units.cuda_unit_body;
   in.glue = units.glue;
   in.artifact = units.artifact;

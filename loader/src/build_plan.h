@@ -27,13 +27,16 @@ struct Plan {
   std::vector<std::string> rejected;                           // toolchain cache entries found altered and rebuilt
   // A file the script leaves when a step took its fast path -> the note that says so.
   std::vector<std::pair<std::string, std::string>> notes_if_file;
+  // cuda: the source's <ATen/ATen.h> or <ATen/cuda/CUDAContext.h> reads the lean shim in this
+  // build; when the unit lacks a name, plan again with lean_aten = false.
+  bool lean_aten = false;
 };
 
 // `source` is the kernel source's bytes (what it includes decides which precompiled headers apply).
 Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
               const std::string& source, const BuildOptions& options);
 Plan plan_cuda(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
-               const std::string& source, const std::string& arch, const BuildOptions& options);
+               const std::string& source, const std::string& arch, const BuildOptions& options, bool lean_aten = true);
 // The cpu plan without the source's bytes (its notes then name no include).
 inline Plan plan_cpu(const OpFolder& op, const c10::FunctionSchema& schema, const Signature& sig, const std::string& src_name,
                      const BuildOptions& options) {
@@ -54,7 +57,7 @@ struct InlineFlags {
 InlineFlags inline_flags(const InlineExtension& ext);
 Plan plan_inline_cpu(const InlineUnits& units, const std::vector<std::string>& cxx_extra, const BuildOptions& options);
 Plan plan_inline_cuda(const InlineUnits& units, const std::vector<std::string>& cxx_extra, const std::vector<std::string>& nvcc_extra,
-                      const std::string& arch, const BuildOptions& options);
+                      const std::string& arch, const BuildOptions& options, bool lean_aten = true);
 
 // The lines a cuda unit starts with: glue::cuda_unit_prefix(), then an #include of each of
 // `headers` (the source's leading heavy includes). Each distinct prefix has its own precompiled

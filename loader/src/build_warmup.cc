@@ -8,6 +8,8 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <future>
+#include <optional>
 #include <set>
 
 namespace fs = std::filesystem;
@@ -64,27 +66,43 @@ std::vector<WarmupStep> warmup(Kind kind, const BuildOptions& options) {
   // kg-nvrtc compiles each source alone, and a python source is not compiled: nothing to precompile
   if (kind == Kind::Nvrtc || kind == Kind::Python) return out;
   out.push_back(step("torch/extension.h shim", [](std::string*) { return toolchain::shim_dir(); }));
+  // The prelude and each cuda prefix are independent g++/nvcc runs of tens of seconds: they are
+  // built side by side (each under its own lock), and reported in this order.
+  std::vector<std::future<WarmupStep>> pieces;
   // Both kinds' registration glue compiles against the prelude.
-  out.push_back(step("precompiled prelude", [&](std::string* rejected) { return toolchain::prelude_dir(options, rejected); }));
-  if (kind != Kind::Cuda) return out;
-  const std::string arch = toolchain::cuda_arch(options);
-  std::string dryrun;
-  out.push_back(step("nvcc dry run", [&](std::string* rejected) {
-    dryrun = toolchain::nvcc_dryrun(arch, options, rejected);
-    return dryrun.empty() ? std::string() : toolchain::nvcc_dryrun_dir(arch);
+  pieces.push_back(std::async(std::launch::async, [&] {
+    return step("precompiled prelude", [&](std::string* rejected) { return toolchain::prelude_dir(options, rejected); });
   }));
-  if (dryrun.empty()) return out;
-  std::string why;
-  const std::optional<nvcc::Pipeline> pipe = nvcc::parse_dryrun(dryrun, "$ATEN", &why);
-  if (!pipe) {
-    out.push_back({"cuda host prefixes", "", false, 0, "nvcc's dry run has another shape (" + why + "): builds run nvcc whole"});
+  auto collect = [&] {
+    for (auto& p : pieces) out.push_back(p.get());
+    pieces.clear();
+  };
+  if (kind != Kind::Cuda) {
+    collect();
     return out;
   }
-  for (const auto& headers : cuda_prefix_variants())
-    out.push_back(step(prefix_name(headers), [&](std::string* rejected) {
-      auto hp = toolchain::cuda_host_prefix(*pipe, cuda_prefix(headers), cuda_module_id(), arch, options, rejected);
-      return hp ? hp->dir : std::string();
-    }));
+  const std::string arch = toolchain::cuda_arch(options);
+  std::string dryrun;
+  const WarmupStep dry = step("nvcc dry run", [&](std::string* rejected) {
+    dryrun = toolchain::nvcc_dryrun(arch, options, rejected);
+    return dryrun.empty() ? std::string() : toolchain::nvcc_dryrun_dir(arch);
+  });
+  std::string why;
+  const std::optional<nvcc::Pipeline> pipe = dryrun.empty() ? std::nullopt : nvcc::parse_dryrun(dryrun, "$ATEN", &why);
+  if (pipe)
+    for (const auto& headers : cuda_prefix_variants())
+      pieces.push_back(std::async(std::launch::async, [&pipe, &arch, &options, headers] {
+        return step(prefix_name(headers), [&](std::string* rejected) {
+          auto hp = toolchain::cuda_host_prefix(*pipe, cuda_prefix(headers), cuda_module_id(), arch, options, rejected);
+          return hp ? hp->dir : std::string();
+        });
+      }));
+  out.push_back(pieces.front().get());
+  pieces.erase(pieces.begin());
+  out.push_back(dry);
+  collect();
+  if (!dryrun.empty() && !pipe)
+    out.push_back({"cuda host prefixes", "", false, 0, "nvcc's dry run has another shape (" + why + "): builds run nvcc whole"});
   return out;
 }
 

@@ -94,7 +94,8 @@ void RunnerPool::refill() {
       }
       continue;
     }
-    const bool spent = options_.max_ahead > 0 && stats_.started_ahead >= options_.max_ahead;
+    // A runner take() started itself (none was ready yet) counts too: it took the place of one ahead.
+    const bool spent = options_.max_ahead > 0 && stats_.started_ahead + stats_.taken_cold >= options_.max_ahead;
     if (!may_touch || ready_.size() >= options_.ready || spent) {
       cv_.wait_for(lock, clock_refresh(options_.runner));
       continue;

@@ -135,11 +135,37 @@ inline kg_shim_detail::OptionalDevice device_of(const O& t) {
 #endif
 )";
 
+// Shadow <ATen/ATen.h> and <ATen/cuda/CUDAContext.h>. A cuda unit's first build defines
+// KG_LEAN_ATEN_INCLUDES ahead of the submission's source (build_plan.cc): there the source's own
+// include of either reads the lean <torch/extension.h>, which most kernels need no more than. A
+// unit that then lacks a name is built again without the macro, the real header precompiled with
+// the prefix (build.cc). Everywhere else (g++, the prefix, a unit built with all of ATen) each is
+// the real header.
+constexpr const char* kAtenH = R"(#pragma once
+// kernelgate: see <torch/extension.h> in this directory.
+#if defined(__CUDACC__) && defined(KG_LEAN_ATEN_INCLUDES) && !defined(KG_FULL_ATEN)
+#include <torch/extension.h>
+#else
+#include_next <ATen/ATen.h>
+#endif
+)";
+
+constexpr const char* kCudaContextH = R"(#pragma once
+// kernelgate: see <torch/extension.h> in this directory.
+#if defined(__CUDACC__) && defined(KG_LEAN_ATEN_INCLUDES) && !defined(KG_FULL_ATEN) && defined(KG_TORCH_HAS_CUDA)
+#include <torch/extension.h>
+#else
+#include_next <ATen/cuda/CUDAContext.h>
+#endif
+)";
+
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& files() {
   static const std::vector<std::pair<std::string, std::string>> all = {{"torch/extension.h", kExtension},
-                                                                       {"ATen/DeviceGuard.h", kDeviceGuard}};
+                                                                       {"ATen/DeviceGuard.h", kDeviceGuard},
+                                                                       {"ATen/ATen.h", kAtenH},
+                                                                       {"ATen/cuda/CUDAContext.h", kCudaContextH}};
   return all;
 }
 

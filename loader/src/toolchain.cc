@@ -18,7 +18,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 
 namespace fs = std::filesystem;
@@ -311,9 +314,6 @@ std::string prelude_dir(const BuildOptions& options, std::string* rejected) {
 
 std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std::string& unit_text, const std::string& module_id,
                                            const std::string& arch, const BuildOptions& options, std::string* rejected) {
-  static std::mutex mu;
-  static std::vector<std::string> failed;  // tried once per process: a failure is not retried per build
-  std::lock_guard<std::mutex> lock(mu);
   digest::Sha256 h;
   h.field("kernelgate host prefix 3 (covered.txt)");
   h.field(identity(Kind::Cuda, arch));
@@ -323,13 +323,28 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
   h.field(unit_text);
   h.field(module_id);
   const std::string key = h.hex().substr(0, 16);
+  // One lock per prefix: distinct prefixes (a warm-up's, or a batch's sources with different
+  // headers) build side by side, and a second build of the same one waits for the first.
+  static std::mutex table_mu;
+  static std::map<std::string, std::unique_ptr<std::mutex>> key_mu;
+  static std::set<std::string> failed;  // tried once per process: a failure is not retried per build
+  std::unique_lock<std::mutex> table(table_mu);
+  std::unique_ptr<std::mutex>& mine = key_mu[key];
+  if (!mine) mine = std::make_unique<std::mutex>();
+  std::mutex& entry_mu = *mine;
+  table.unlock();
+  std::lock_guard<std::mutex> lock(entry_mu);
+  auto has_failed = [&] {
+    std::lock_guard<std::mutex> l(table_mu);
+    return failed.count(key) > 0;
+  };
   const fs::path dir = fs::path(cache_root()) / ("cuda-prefix-" + key);
   HostPrefix hp{dir.string(), (dir / "kg_host_prefix.h").string(), 0};
   std::error_code ec;
   // The header is #included by its path from the build script's cudafe++ output.
   for (char c : hp.header)
     if (!std::isalnum(static_cast<unsigned char>(c)) && !std::strchr("/._-+", c)) return std::nullopt;
-  if (std::find(failed.begin(), failed.end(), key) != failed.end()) return std::nullopt;
+  if (has_failed()) return std::nullopt;
   auto with_splices = [&]() -> std::optional<HostPrefix> {
     hp.host_pp = splice::find(dir.string(), "host");
     hp.device_pp = splice::find(dir.string(), "device");
@@ -341,7 +356,10 @@ std::optional<HostPrefix> cuda_host_prefix(const nvcc::Pipeline& pipe, const std
   }
   auto give_up = [&](const fs::path& tmp, const std::string& why) -> std::optional<HostPrefix> {
     remove_tree(tmp.string(), ec);
-    failed.push_back(key);
+    {
+      std::lock_guard<std::mutex> l(table_mu);
+      failed.insert(key);
+    }
     std::fprintf(stderr,
                  "kernelgate: warning: building the cuda kind's precompiled host prefix failed (%s); cuda builds compile it whole\n",
                  why.substr(0, 1500).c_str());

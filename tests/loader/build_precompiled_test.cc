@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -138,20 +139,22 @@ TEST(BuildPrecompiled, CudaTorchExtensionTakesThePrecompiledPrefix) {
   EXPECT_NE(note_starting(r, "host prefix precompiled"), "") << join_notes(r);
 }
 
-TEST(BuildPrecompiled, CudaAtenIncludeJoinsThePrecompiledPrefix) {
-  // Real submissions include <ATen/ATen.h> ahead of <torch/extension.h>: the prefix with it is
-  // preprocessed and precompiled once, and the build reads only the source.
+TEST(BuildPrecompiled, CudaAtenIncludeReadsTheLeanShimFirst) {
+  // Real submissions include <ATen/ATen.h> ahead of <torch/extension.h> and use no more of it
+  // than the lean shim holds: the first build reads the shim for it, over the plain prefix,
+  // built once, and takes the fast path of a source that includes only <torch/extension.h>.
   if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
   TempDir d;
   BuildResult r =
       build(make_op(d.path, "relu.default", {{"relu__default_implementation.cu", cuda_relu("#include <ATen/ATen.h>\n")}}), options(d.path));
   ASSERT_TRUE(r.ok) << all_diagnostics(r);
-  EXPECT_NE(note_starting(r, "precompiled headers: the precompiled prefix with the source's ATen/ATen.h covers every header"), "")
-      << join_notes(r);
+  EXPECT_NE(note_starting(r, "lean ATen includes: the source's own ATen/ATen.h"), "") << join_notes(r);
+  EXPECT_EQ(note_starting(r, "the source's own ATen includes"), "") << "built once: " << join_notes(r);
+  EXPECT_NE(note_starting(r, "precompiled headers: the precompiled prefix covers every header"), "") << join_notes(r);
   EXPECT_NE(note_starting(r, "prefix preprocessed once: the host chain"), "") << join_notes(r);
   EXPECT_NE(note_starting(r, "prefix preprocessed once: the device chain"), "") << join_notes(r);
   EXPECT_NE(note_starting(r, "host prefix precompiled"), "") << join_notes(r);
-  // The same source with the include compiled in its place: the same artifact's symbols.
+  // The same source with the include compiled in its place, all of ATen: the same artifact's symbols.
   TempDir d2;
   BuildOptions as_before = options(d2.path);
   as_before.precompiled_includes = false;
@@ -159,20 +162,57 @@ TEST(BuildPrecompiled, CudaAtenIncludeJoinsThePrecompiledPrefix) {
       build(make_op(d2.path, "relu.default", {{"relu__default_implementation.cu", cuda_relu("#include <ATen/ATen.h>\n")}}), as_before);
   ASSERT_TRUE(before.ok) << all_diagnostics(before);
   EXPECT_NE(note_starting(before, "outside the precompiled headers: <ATen/ATen.h>"), "") << join_notes(before);
+  EXPECT_EQ(note_starting(before, "lean ATen includes"), "") << join_notes(before);
   EXPECT_NE(before.cache_key, r.cache_key);
   EXPECT_EQ(defined_symbols(before.artifact), defined_symbols(r.artifact));
   EXPECT_NE(defined_symbols(r.artifact).find("kg_entry"), std::string::npos);
 }
 
-TEST(BuildPrecompiled, CudaAtenIncludeAfterAMacroIsCompiledWithTheUnit) {
-  // A macro ahead of the include may change what ATen means: the include stays in the source's
-  // place, outside the precompiled prefix, and the build still works.
+namespace {
+// A kernel that needs a free function of ATen the lean shim does not declare (at::sigmoid).
+std::string cuda_sigmoid_relu(const std::string& head) {
+  return unique_tag() + head +
+         "at::Tensor relu__default_kernel_impl(const at::Tensor& self) {\n"
+         "  at::Tensor s = at::sigmoid(self);\n"
+         "  return self.clamp_min(0) + s * 0;\n"
+         "}\n";
+}
+}  // namespace
+
+TEST(BuildPrecompiled, CudaAtenIncludeNeedingMoreJoinsThePrecompiledPrefix) {
+  // A unit that lacks a name with the lean shim is built again with the real header, which
+  // leads the source and so joins the prefix, preprocessed and precompiled once.
   if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
   TempDir d;
-  BuildResult r = build(make_op(d.path, "relu.default",
-                                {{"relu__default_implementation.cu", cuda_relu("#define KG_TEST_MACRO 1\n#include <ATen/ATen.h>\n")}}),
-                        options(d.path));
+  const std::string source = cuda_sigmoid_relu("#include <ATen/ATen.h>\n");
+  BuildResult r = build(make_op(d.path, "relu.default", {{"relu__default_implementation.cu", source}}), options(d.path));
   ASSERT_TRUE(r.ok) << all_diagnostics(r);
+  EXPECT_NE(note_starting(r, "the source's own ATen includes: the lean <torch/extension.h> read for them lacked a name"), "")
+      << join_notes(r);
+  EXPECT_EQ(note_starting(r, "lean ATen includes"), "") << "the second build's notes: " << join_notes(r);
+  EXPECT_EQ(note_starting(r, "all of ATen"), "") << join_notes(r);
+  EXPECT_NE(note_starting(r, "precompiled headers: the precompiled prefix with the source's ATen/ATen.h covers every header"), "")
+      << join_notes(r);
+  EXPECT_NE(note_starting(r, "prefix preprocessed once: the host chain"), "") << join_notes(r);
+  EXPECT_NE(note_starting(r, "host prefix precompiled"), "") << join_notes(r);
+  EXPECT_NE(defined_symbols(r.artifact).find("kg_entry"), std::string::npos);
+  // Cached under the first build's key: the same source is found at once.
+  TempDir d2;
+  BuildResult again = build(make_op(d2.path, "relu.default", {{"relu__default_implementation.cu", source}}), options(d2.path));
+  EXPECT_TRUE(again.cache_hit) << join_notes(again);
+}
+
+TEST(BuildPrecompiled, CudaAtenIncludeAfterAMacroIsCompiledWithTheUnit) {
+  // A macro ahead of the include may change what ATen means: on the build with the real header
+  // the include stays in the source's place, outside the precompiled prefix, and the build works.
+  if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
+  TempDir d;
+  BuildResult r =
+      build(make_op(d.path, "relu.default",
+                    {{"relu__default_implementation.cu", cuda_sigmoid_relu("#define KG_TEST_MACRO 1\n#include <ATen/ATen.h>\n")}}),
+            options(d.path));
+  ASSERT_TRUE(r.ok) << all_diagnostics(r);
+  EXPECT_NE(note_starting(r, "the source's own ATen includes"), "") << join_notes(r);
   EXPECT_NE(note_starting(r, "outside the precompiled headers: <ATen/ATen.h>"), "") << join_notes(r);
 }
 
@@ -200,6 +240,34 @@ TEST(BuildPrecompiled, WarmupBuildsThePreludeOnceAndAPlantedCoveredListIsRebuilt
   EXPECT_EQ(toolchain::prelude_dir(BuildOptions{}, &rejected), prelude);
   EXPECT_NE(rejected.find("covered.txt does not match its recorded digest"), std::string::npos) << rejected;
   EXPECT_EQ(includes::read_covered(prelude), covered) << "rebuilt as kernelgate recorded it";
+}
+
+// The cuda warm-up's pieces are independent compiles of tens of seconds: they are built side by
+// side (each prefix under a lock of its own), reported in the fixed order, and a second warm-up
+// finds them all.
+TEST(BuildPrecompiled, CudaWarmupBuildsItsPiecesSideBySide) {
+  if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
+  TempDir root;
+  ScopedCacheRoot env(root.path + "/cache");
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<WarmupStep> steps = warmup(Kind::Cuda);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(steps.size(), 3 + cuda_prefix_variants().size());
+  EXPECT_EQ(steps[0].what, "torch/extension.h shim");
+  EXPECT_EQ(steps[1].what, "precompiled prelude");
+  EXPECT_EQ(steps[2].what, "nvcc dry run");
+  EXPECT_EQ(steps[3].what, "cuda host prefix (<torch/extension.h>, <cuda_runtime.h>)");
+  EXPECT_EQ(steps[4].what, "cuda host prefix with <ATen/ATen.h>");
+  double pieces = 0;
+  for (const auto& s : steps) {
+    EXPECT_EQ(s.error, "") << s.what;
+    EXPECT_TRUE(s.built) << s.what;
+    EXPECT_TRUE(fs::is_directory(s.entry)) << s.entry;
+    pieces += s.seconds;
+  }
+  // One after another, the pieces' times add up to the wall time; side by side they add up to more.
+  EXPECT_GT(pieces, 1.2 * wall) << "pieces " << pieces << " s, wall " << wall << " s";
+  for (const auto& s : warmup(Kind::Cuda)) EXPECT_FALSE(s.built) << s.what << ": already in the cache";
 }
 
 TEST(BuildPrecompiled, PlantedCudaPrefixWithAtenIsRebuilt) {

@@ -183,6 +183,29 @@ TEST(RunnerPool, ARunnerThatDiedWaitingIsNeverHandedOver) {
   EXPECT_EQ(peek(*r, "/nonexistent"), 0);
 }
 
+// A runner take() had to start itself counts against max_ahead as one started ahead would: a pool
+// told "two in all" that handed over one started on demand starts one more at most, never a
+// runner nobody takes (which a one-op evaluation then waited for at its end).
+TEST(RunnerPool, ARunnerStartedOnDemandCountsAgainstMaxAhead) {
+  TempDir root;
+  RunnerPool::Options o = pool_options(root.path, 1);
+  o.max_ahead = 2;
+  RunnerPool pool(o);
+  ASSERT_TRUE(wait_for_stats(pool, [](const RunnerPool::Stats& s) { return s.ready_now == 1; }));
+  const std::vector<pid_t> waiting = kg::test::runners_of(::getpid());
+  ASSERT_EQ(waiting.size(), 1u);
+  ASSERT_EQ(::kill(waiting.front(), SIGKILL), 0);
+  for (int i = 0; i < 100 && fs::exists("/proc/" + std::to_string(waiting.front())); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the box's supervision sees it end
+  auto r = pool.take();                                         // the dead one is dropped; this one is started on demand
+  EXPECT_EQ(pool.stats().taken_cold, 1u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(pool.stats().started_ahead, 1u);  // one ahead + one on demand = max_ahead: none more
+  EXPECT_EQ(pool.stats().ready_now, 0u);
+  EXPECT_EQ(kg::test::runners_of(::getpid()).size(), 1u);  // only the one handed over
+}
+
 TEST(RunnerPool, NoRunnerStartsWhileQuietNorBeyondMaxAhead) {
   TempDir root;
   RunnerPool::Options o = pool_options(root.path, 1);

@@ -25,8 +25,9 @@ class RunnerPool {
     RunnerOptions runner;         // staging_root is required; ro_binds must not name an artifact's folder
     Device device = Device::Cpu;  // what each runner prepares before it waits
     size_t ready = 1;             // runners kept started and prepared (0: the pool only starts on demand)
-    // At most this many runners started ahead over the pool's life (0: no bound), for a caller
-    // that knows how many it will take: none is started only to be thrown away at the end.
+    // At most this many runners over the pool's life, started ahead or on demand by take() (0:
+    // no bound), for a caller that knows how many it will take: none is started only to be
+    // thrown away at the end.
     size_t max_ahead = 0;
   };
   struct Stats {

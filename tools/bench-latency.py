@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""One submission's latency: issue #20's table, every row measured in one run.
+
+    tools/bench-latency.py [--kernelgate build/bin/kernelgate] [--device cpu|cuda] [--reps 3] [--keep DIR]
+
+Each row runs `kernelgate eval` on the bundled relu example (`--ops relu.default --suite smoke`)
+as a user would, a fresh process each time, and prints the median wall time of --reps runs and,
+from results.json, the op's build_seconds, eval_seconds (its wait for the build included) and
+phase_seconds, and the rest of the wall time ("process": start-up with libtorch's static
+initialisers, the runners' shut-down, the reports). Rows:
+
+  first build, new cache     a fresh cache root, no warm-up: the one-time set-up built by the first build
+  warmup                     `kernelgate warmup --kind K` into a fresh cache root (the README's alternative)
+  cold build                 the example with a comment of its own (nothing cached but the warm-up's work)
+  cold build + <H>           the same with `#include <H>` first, for each standard header real sources include
+  cached, timing             the same source again (competition policy, then rl-reward)
+  cached, --no-timing        the same source again, judged without timing
+  nvrtc cold / cached        the nvrtc example, a new source (with and without timing), then cached
+
+On the CPU (no GPU, or --device cpu) the cpu kind stands in for cuda and the nvrtc rows are left
+out. Every verdict must be pass (the script says which was not and exits 1).
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLES = os.path.join(HERE, "..", "examples")
+HEADERS = ["torch/extension.h", "ATen/ATen.h", "ATen/cuda/CUDAContext.h", "c10/cuda/CUDAStream.h"]
+TARGETS = {  # issue #20's targets, seconds
+    "cached, timing (competition)": 0.5,
+    "cached, timing (rl-reward)": 0.5,
+    "cached, --no-timing": 0.25,
+    "cold build": 4.0,
+    "first build, new cache": 15.0,
+    "warmup": 15.0,
+    "nvrtc cold, timing (competition)": 1.0,
+    "nvrtc cold, --no-timing": 1.0,
+}
+for h in HEADERS:
+    TARGETS[f"cold build + <{h}>"] = 5.0
+
+
+class Bench:
+    def __init__(self, kg, device, root):
+        self.kg, self.device, self.root = kg, device, root
+        self.count = 0
+        self.failures = []
+
+    def submission(self, kind, header=None, tag=None):
+        """A copy of the example of `kind` under a new folder; a comment of its own (tag) makes it a new build."""
+        self.count += 1
+        src = os.path.join(EXAMPLES, *(["correct"] if kind == "cpu" else [kind, "correct"]), "relu__default")
+        dest = os.path.join(self.root, f"sub{self.count:03d}", "relu__default")
+        shutil.copytree(src, dest)
+        for name in os.listdir(dest):
+            if name.endswith((".cu", ".cpp")):
+                path = os.path.join(dest, name)
+                with open(path) as f:
+                    text = f.read()
+                head = (f"#include <{header}>\n" if header else "") + f"// latency bench {tag or self.count} {time.time_ns()}\n"
+                with open(path, "w") as f:
+                    f.write(head + text)
+        return os.path.dirname(dest)
+
+    def eval(self, label, sub, cache, more=()):
+        out = os.path.join(self.root, f"out{self.count:03d}-{len(self.failures)}-{time.time_ns()}")
+        env = dict(os.environ, KERNELGATE_CACHE=cache)
+        cmd = [self.kg, "eval", sub, "--ops", "relu.default", "--suite", "smoke", "--device", self.device, "--seed", "1",
+               "--out", out, "-q"] + list(more)
+        t0 = time.monotonic()
+        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wall = time.monotonic() - t0
+        op = {}
+        try:
+            with open(os.path.join(out, "results.json")) as f:
+                op = json.load(f)["ops"][0]
+        except (OSError, ValueError, KeyError, IndexError) as e:
+            op = {"verdict": f"no results.json ({e})"}
+        if p.returncode != 0 or op.get("verdict") != "pass":
+            self.failures.append(f"{label}: exit {p.returncode}, verdict {op.get('verdict')}: {p.stderr[-1500:]}")
+        row = {"wall": wall, "build": op.get("build_seconds") or 0.0, "eval": op.get("eval_seconds") or 0.0}
+        row.update(op.get("phase_seconds") or {})
+        # eval_seconds runs from the op's start, its wait for its build included
+        row["process"] = max(0.0, wall - row["eval"])
+        return row
+
+    def warmup(self, kind, cache):
+        env = dict(os.environ, KERNELGATE_CACHE=cache)
+        t0 = time.monotonic()
+        p = subprocess.run([self.kg, "warmup", "--kind", kind], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wall = time.monotonic() - t0
+        if p.returncode != 0:
+            self.failures.append(f"warmup --kind {kind}: exit {p.returncode}: {p.stdout[-1000:]} {p.stderr[-1000:]}")
+        return {"wall": wall}, p.stdout
+
+
+def new_cache(root, name):
+    path = os.path.join(root, name)
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path, mode=0o700)
+    return path
+
+
+def median_row(rows):
+    keys = sorted({k for r in rows for k in r})
+    return {k: statistics.median([r.get(k, 0.0) for r in rows]) for k in keys}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kernelgate", default=os.path.join(HERE, "..", "build", "bin", "kernelgate"))
+    ap.add_argument("--device", choices=["cpu", "cuda"], default=None, help="default: cuda when nvidia-smi sees a GPU")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--keep", help="leave the submissions, caches and outputs in this folder")
+    a = ap.parse_args()
+    device = a.device
+    if device is None:
+        device = "cuda" if shutil.which("nvidia-smi") and subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0 else "cpu"
+    kind = "cuda" if device == "cuda" else "cpu"
+    root = a.keep or tempfile.mkdtemp(prefix="kg-bench-latency-")
+    os.makedirs(root, exist_ok=True)
+    b = Bench(a.kernelgate, device, root)
+    results = []  # (label, median row, reps)
+
+    def measure(label, fn, reps):
+        rows = [fn() for _ in range(reps)]
+        results.append((label, median_row(rows), len(rows)))
+        print(f"  measured {label}: {results[-1][1]['wall']:.2f} s", file=sys.stderr, flush=True)
+
+    # 1. the one-time set-up: built by a first build, and by an explicit warm-up
+    measure("first build, new cache", lambda: b.eval("first build", b.submission(kind), new_cache(root, "cache-first"), ["--no-timing"]), 1)
+    cache = new_cache(root, "cache")
+    wrow, wout = b.warmup(kind, cache)
+    results.append(("warmup", wrow, 1))
+    print(wout, file=sys.stderr)
+    # 2. cold builds over the warm cache
+    measure("cold build", lambda: b.eval("cold build", b.submission(kind), cache, ["--no-timing"]), a.reps)
+    for h in HEADERS if kind == "cuda" else ["torch/extension.h", "ATen/ATen.h"]:
+        measure(f"cold build + <{h}>", lambda h=h: b.eval(f"cold build + {h}", b.submission(kind, header=h), cache, ["--no-timing"]), a.reps)
+    # 3. one op, its build cached
+    sub = b.submission(kind, tag="cached")
+    b.eval("cache it", sub, cache, ["--no-timing"])
+    measure("cached, timing (competition)", lambda: b.eval("cached timing", sub, cache), a.reps)
+    measure("cached, timing (rl-reward)", lambda: b.eval("cached timing rl", sub, cache, ["--policy", "rl-reward"]), a.reps)
+    measure("cached, --no-timing", lambda: b.eval("cached no-timing", sub, cache, ["--no-timing"]), a.reps)
+    # 4. nvrtc: no precompiled work; cold is a new source
+    if kind == "cuda":
+        measure("nvrtc cold, timing (competition)", lambda: b.eval("nvrtc cold", b.submission("nvrtc"), cache), a.reps)
+        measure("nvrtc cold, --no-timing", lambda: b.eval("nvrtc cold nt", b.submission("nvrtc"), cache, ["--no-timing"]), a.reps)
+        nsub = b.submission("nvrtc", tag="cached")
+        b.eval("cache it", nsub, cache, ["--no-timing"])
+        measure("nvrtc cached, --no-timing", lambda: b.eval("nvrtc cached nt", nsub, cache, ["--no-timing"]), a.reps)
+
+    print(f"one relu.default op, smoke suite, device {device}, kind {kind}, {os.cpu_count()} cores, median of the reps; seconds")
+    cols = ["wall", "build", "eval", "runner_start", "device_wait", "judging", "timing", "process"]
+    print(f"{'row':<36} {'reps':>4} {'target':>7} " + " ".join(f"{c:>12}" for c in cols) + "  met")
+    for label, row, reps in results:
+        t = TARGETS.get(label)
+        # a build row's figure is the build; every other row's is the wall time
+        fig = row["build"] if label.startswith("cold build") else row["wall"]
+        met = "" if t is None else ("yes" if fig <= t else "no")
+        print(f"{label:<36} {reps:>4} {('' if t is None else f'{t:.2f}'):>7} " +
+              " ".join(f"{row[c]:12.3f}" if c in row else f"{'':>12}" for c in cols) + f"  {met}")
+    print("'met' compares a cold build row's build seconds, every other row's wall seconds, with the target")
+    for f in b.failures:
+        print("NOT PASSING: " + f, file=sys.stderr)
+    if not a.keep:
+        shutil.rmtree(root, ignore_errors=True)
+    return 1 if b.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
