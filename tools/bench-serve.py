@@ -14,11 +14,12 @@ then an overload run: a burst of submissions past --queue-limit, counting 202s, 
 carry Retry-After), errors (anything else: must be 0) and lost tasks (accepted, never decided:
 must be 0).
 
-Every task is the same correct relu (cpu kind) under a fresh task id: after the first, its build
-comes from the cache, so the figures are the cached-build case.
+Every task is the same correct relu (the bundled example of --kind, by default the device's)
+under a fresh task id: after the first, its build comes from the cache, so the figures are the
+cached-build case; with --cold each task's source has a comment of its own, so each builds.
 
-usage: bench-serve.py --kernelgate BUILD/bin/kernelgate [--device cpu|cuda] [--tasks N]
-                      [--concurrency 1,16,64] [--workers N] [--timing] [--policy NAME]
+usage: bench-serve.py --kernelgate BUILD/bin/kernelgate [--device cpu|cuda] [--kind cpu|cuda|nvrtc] [--cold]
+                      [--tasks N] [--concurrency 1,16,64] [--workers N] [--timing] [--policy NAME]
 """
 import argparse
 import concurrent.futures
@@ -39,6 +40,24 @@ KERNELS = {
     "cpu": ("examples/correct/relu__default/relu__default_implementation.cpp", "cpu"),
     "cuda": ("examples/cuda/correct/relu__default/relu__default_implementation.cu", "cuda"),
 }
+NVRTC = "examples/nvrtc/correct/relu__default"
+
+
+def task_maker(kind, device, timing, cold):
+    """The request of task i: the bundled relu of `kind`, the same source each time (its build
+    cached after the first) or, cold, with a comment of its own (a build per task)."""
+    tag = (lambda i: f"// task {i} {time.time_ns()}\n") if cold else (lambda i: "")
+    if kind == "nvrtc":
+        folder = os.path.join(HERE, "..", NVRTC)
+        files = {f"relu__default/{name}": open(os.path.join(folder, name)).read() for name in sorted(os.listdir(folder))}
+        src = "relu__default/relu__default_implementation.cu"
+
+        def make(i):
+            return {"files": dict(files, **{src: tag(i) + files[src]}), "timing": timing}
+        return make
+    path, kernel_kind = KERNELS[kind or device]
+    source = open(os.path.join(HERE, "..", path)).read()
+    return lambda i: {"source": tag(i) + source, "op": "relu.default", "kind": kernel_kind, "timing": timing}
 
 
 def free_port():
@@ -118,13 +137,12 @@ def one_task(svc, request, http_times, deadline):
     raise RuntimeError(f"task {tid} not decided in time")
 
 
-def run_level(svc, source, kind, timing, n, concurrency, budget_s):
+def run_level(svc, make_request, n, concurrency, budget_s):
     http_times, latencies, overheads, verdicts = [], [], [], {}
     deadline = time.time() + budget_s
     t0 = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=concurrency) as pool:
-        futures = [pool.submit(one_task, svc, {"source": source, "op": "relu.default", "kind": kind, "timing": timing}, http_times, deadline)
-                   for _ in range(n)]
+        futures = [pool.submit(one_task, svc, make_request(i), http_times, deadline) for i in range(n)]
         for f in concurrent.futures.as_completed(futures):
             latency, task = f.result()
             latencies.append(latency)
@@ -140,12 +158,12 @@ def run_level(svc, source, kind, timing, n, concurrency, budget_s):
             "overhead_p99_ms": 1e3 * pct(overheads, 0.99), "verdicts": verdicts}
 
 
-def overload(svc, source, kind, burst, queue_limit, budget_s):
+def overload(svc, make_request, burst, queue_limit, budget_s):
     accepted, refused, errors = [], 0, 0
     retry_after_missing = 0
 
-    def submit(_):
-        return svc.call("POST", "/v1/evaluate", {"source": source, "op": "relu.default", "kind": kind, "timing": False})
+    def submit(i):
+        return svc.call("POST", "/v1/evaluate", make_request(i))
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=64) as pool:
         for status, body, _, headers in pool.map(submit, range(burst)):
@@ -184,19 +202,24 @@ def main():
     ap.add_argument("--timing", action="store_true", help="time each task (else correctness only)")
     ap.add_argument("--policy", default="rl-reward")
     ap.add_argument("--budget-s", type=float, default=900, help="per level")
+    ap.add_argument("--kind", choices=["cpu", "cuda", "nvrtc"], default=None, help="the relu example's kind (default: the device's)")
+    ap.add_argument("--cold", action="store_true", help="every task a source of its own, so every task builds (else cached builds)")
     a = ap.parse_args()
-    path, kind = KERNELS[a.device]
-    source = open(os.path.join(HERE, "..", path)).read()
+    if a.kind == "cpu" and a.device == "cuda" or a.kind in ("cuda", "nvrtc") and a.device == "cpu":
+        ap.error(f"--kind {a.kind} does not run on --device {a.device}")
+    make_request = task_maker(a.kind, a.device, a.timing, a.cold)
     svc = Service(a.kernelgate, [], a.device, a.workers, max(a.queue_limit, a.tasks), a.policy)
     try:
-        svc.call("POST", "/v1/evaluate", {"source": source, "op": "relu.default", "kind": kind, "timing": a.timing})  # the build, cached after
-        one_task(svc, {"source": source, "op": "relu.default", "kind": kind, "timing": a.timing}, [], time.time() + 600)
-        print(f"kernelgate serve benchmark: device {a.device}, workers {a.workers}, policy {a.policy}, timing {'on' if a.timing else 'off'}, "
-              f"{a.tasks} cached-build tasks per level, {os.cpu_count()} cores")
+        # The first task starts what a service keeps (eager runner, pool); the toolchain's set-up
+        # and, unless --cold, the one build every task reuses.
+        one_task(svc, make_request(-1), [], time.time() + 600)
+        print(f"kernelgate serve benchmark: device {a.device}, kind {a.kind or a.device}, workers {a.workers}, policy {a.policy}, "
+              f"timing {'on' if a.timing else 'off'}, {a.tasks} {'cold-build' if a.cold else 'cached-build'} tasks per level, "
+              f"{os.cpu_count()} cores")
         print(f"{'conc':>5} {'evals/min':>10} {'req/s':>8} {'task p50 s':>11} {'task p99 s':>11} {'http p50 ms':>12} {'http p99 ms':>12} "
               f"{'overhead p50 ms':>16} {'p99 ms':>8}  verdicts")
         for c in [int(x) for x in a.concurrency.split(",")]:
-            r = run_level(svc, source, kind, a.timing, a.tasks, c, a.budget_s)
+            r = run_level(svc, make_request, a.tasks, c, a.budget_s)
             print(f"{c:>5} {r['evals_per_min']:>10.1f} {r['requests_per_s']:>8.1f} {r['task_p50_s']:>11.3f} {r['task_p99_s']:>11.3f} "
                   f"{r['http_p50_ms']:>12.2f} {r['http_p99_ms']:>12.2f} {r['overhead_p50_ms']:>16.2f} {r['overhead_p99_ms']:>8.2f}  {r['verdicts']}")
             sys.stdout.flush()
@@ -207,7 +230,8 @@ def main():
         svc.stop()
     svc = Service(a.kernelgate, [], a.device, 1, a.overload_queue_limit, a.policy)
     try:
-        o = overload(svc, source, kind, 4 * a.overload_queue_limit, a.overload_queue_limit, a.budget_s)
+        no_timing = task_maker(a.kind, a.device, False, False)
+        o = overload(svc, no_timing, 4 * a.overload_queue_limit, a.overload_queue_limit, a.budget_s)
         print(f"overload: {o['burst']} submissions at once, queue limit {o['queue_limit']}: {o['accepted']} accepted, {o['429']} answered 429 "
               f"({o['429_without_retry_after']} without Retry-After), {o['errors']} errors, {o['lost']} accepted tasks lost")
     except Exception:
