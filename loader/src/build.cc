@@ -400,14 +400,17 @@ bool make_work_dir(Job& j) {
 }
 
 // Whether a cuda unit's log says the lean <torch/extension.h> lacks a name the unit uses. EDG:
-// namespace "at" has no member "x", identifier "AT_CUDA_CHECK" is undefined; gcc: 'x' is not a
-// member of 'at'. The identifiers: macros and types of ATen and of the CUDA libraries the full
+// namespace "at" has no member "x", identifier "AT_CUDA_CHECK" is undefined, incomplete type
+// "c10::IValue" is not allowed; gcc: 'x' is not a member of 'at'. The identifiers: macros and types of ATen and of the CUDA libraries the full
 // set includes (cuBLAS, cuSPARSE, cuSOLVER).
 bool lacks_aten_name(const std::string& unit_log) {
   bool missing = false;
   for (const char* ns : {"namespace \"at", "namespace \"torch", "namespace \"c10", "member of 'at", "member of 'torch", "member of 'c10",
-                         "identifier \"AT_", "identifier \"C10_", "identifier \"TORCH_", "identifier \"cublas", "identifier \"CUBLAS",
-                         "identifier \"cusparse", "identifier \"CUSPARSE", "identifier \"cusolver", "identifier \"CUSOLVER"})
+                         // a type the lean set declares but does not define (c10::IValue)
+                         "incomplete type \"at::", "incomplete type \"c10::", "incomplete type \"torch::", "incomplete type 'struct at::",
+                         "incomplete type 'class at::", "incomplete type 'struct c10::", "incomplete type 'class c10::", "identifier \"AT_",
+                         "identifier \"C10_", "identifier \"TORCH_", "identifier \"cublas", "identifier \"CUBLAS", "identifier \"cusparse",
+                         "identifier \"CUSPARSE", "identifier \"cusolver", "identifier \"CUSOLVER"})
     missing |= unit_log.find(ns) != std::string::npos;
   return missing;
 }
@@ -431,9 +434,11 @@ void plan_with_real_aten_includes(Job& j) {
   for (const auto& g : j.plan.generated) write_file((j.work / g.first).string(), g.second);
 }
 
-// The plan's command in the sandbox's compile profile. A cuda unit that lacks an ATen name is
-// built once more: with the real headers its source includes when the first build read the lean
-// shim for them, then (or else) with all of ATen.
+// The plan's command in the sandbox's compile profile. A cuda unit whose first build read the
+// lean shim for its source's own ATen includes and failed, for whatever reason, is built again
+// with the real headers: the lean path never fails a source the real headers build (a broken
+// source pays one more build). Then a cuda unit that lacks an ATen name is built once more with
+// all of ATen.
 void compile(Job& j) {
   std::vector<std::string> ro = toolchain::binds(j.op.kind != Kind::Nvrtc);
   ro.insert(ro.end(), j.plan.ro.begin(), j.plan.ro.end());
@@ -441,11 +446,11 @@ void compile(Job& j) {
   auto lacks_a_name = [&] {
     return j.op.kind == Kind::Cuda && j.res.record.status == sandbox::Status::RE && lacks_aten_name(read_log(j.work / "unit.log"));
   };
-  if (j.plan.lean_aten && lacks_a_name()) {
+  if (j.plan.lean_aten && j.res.record.status == sandbox::Status::RE) {
     plan_with_real_aten_includes(j);
     j.res.notes.push_back(
-        "the source's own ATen includes: the lean <torch/extension.h> read for them lacked a name the unit uses, so it was built again with "
-        "the real headers");
+        "the source's own ATen includes: the build that read the lean <torch/extension.h> for them failed, so it was built again with the "
+        "real headers");
     ro = toolchain::binds(true);
     ro.insert(ro.end(), j.plan.ro.begin(), j.plan.ro.end());
     j.res.record = sandbox::run(toolchain::compile_spec(j.plan.argv, ro, j.work.string(), j.options));

@@ -187,7 +187,7 @@ TEST(BuildPrecompiled, CudaAtenIncludeNeedingMoreJoinsThePrecompiledPrefix) {
   const std::string source = cuda_sigmoid_relu("#include <ATen/ATen.h>\n");
   BuildResult r = build(make_op(d.path, "relu.default", {{"relu__default_implementation.cu", source}}), options(d.path));
   ASSERT_TRUE(r.ok) << all_diagnostics(r);
-  EXPECT_NE(note_starting(r, "the source's own ATen includes: the lean <torch/extension.h> read for them lacked a name"), "")
+  EXPECT_NE(note_starting(r, "the source's own ATen includes: the build that read the lean <torch/extension.h> for them failed"), "")
       << join_notes(r);
   EXPECT_EQ(note_starting(r, "lean ATen includes"), "") << "the second build's notes: " << join_notes(r);
   EXPECT_EQ(note_starting(r, "all of ATen"), "") << join_notes(r);
@@ -200,6 +200,30 @@ TEST(BuildPrecompiled, CudaAtenIncludeNeedingMoreJoinsThePrecompiledPrefix) {
   TempDir d2;
   BuildResult again = build(make_op(d2.path, "relu.default", {{"relu__default_implementation.cu", source}}), options(d2.path));
   EXPECT_TRUE(again.cache_hit) << join_notes(again);
+}
+
+TEST(BuildPrecompiled, CudaAtenIncludeUsingATypeTheLeanShimLeavesIncompleteBuilds) {
+  // The lean shim declares c10::IValue without defining it: a unit that uses one fails on an
+  // incomplete type, not on a missing name. Whatever the lean build's error, the unit is built
+  // again with the real header, so the lean path never fails a source the real header builds.
+  if (!kind_unavailable(Kind::Cuda).empty()) GTEST_SKIP() << kind_unavailable(Kind::Cuda);
+  TempDir d;
+  const std::string source = unique_tag() +
+                             "#include <ATen/ATen.h>\n"
+                             "at::Tensor relu__default_kernel_impl(const at::Tensor& self) {\n"
+                             "  c10::IValue zero(0.0);\n"
+                             "  return self.clamp_min(zero.toDouble());\n"
+                             "}\n";
+  BuildResult r = build(make_op(d.path, "relu.default", {{"relu__default_implementation.cu", source}}), options(d.path));
+  ASSERT_TRUE(r.ok) << all_diagnostics(r) << join_notes(r);
+  EXPECT_NE(note_starting(r, "the source's own ATen includes"), "") << join_notes(r);
+  // With <torch/extension.h> alone (the lean shim itself), the incomplete type asks for all of ATen.
+  TempDir d2;
+  std::string lean_only = source;
+  lean_only.replace(lean_only.find("#include <ATen/ATen.h>"), std::string("#include <ATen/ATen.h>").size(), "#include <torch/extension.h>");
+  BuildResult r2 = build(make_op(d2.path, "relu.default", {{"relu__default_implementation.cu", lean_only}}), options(d2.path));
+  ASSERT_TRUE(r2.ok) << all_diagnostics(r2) << join_notes(r2);
+  EXPECT_NE(note_starting(r2, "all of ATen"), "") << join_notes(r2);
 }
 
 TEST(BuildPrecompiled, CudaAtenIncludeAfterAMacroIsCompiledWithTheUnit) {
