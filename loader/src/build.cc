@@ -278,6 +278,13 @@ bool read_sources(Job& j) {
   return err.empty() || stop(j, err);
 }
 
+// The kernel source's bytes ("" when the folder has no file of that name).
+std::string source_of(const Job& j) {
+  for (const auto& f : j.files)
+    if (f.name == j.src_name) return f.bytes;
+  return "";
+}
+
 // A load_inline extension's plan (`lean_aten`: see Plan::lean_aten).
 Plan plan_inline(const Job& j, bool lean_aten) {
   InlineUnits units;
@@ -309,9 +316,7 @@ bool plan_build(Job& j) {
   }
   try {
     if (j.op.kind == Kind::Cuda || j.op.kind == Kind::Nvrtc) j.arch = toolchain::cuda_arch(j.options);
-    std::string source;
-    for (const auto& f : j.files)
-      if (f.name == j.src_name) source = f.bytes;
+    const std::string source = source_of(j);
     switch (j.op.kind) {
       case Kind::Cpu: j.plan = plan_cpu(j.op, *j.schema, j.sig, j.src_name, source, j.options); break;
       case Kind::Cuda: j.plan = plan_cuda(j.op, *j.schema, j.sig, j.src_name, source, j.arch, j.options); break;
@@ -419,14 +424,7 @@ bool lacks_aten_name(const std::string& unit_log) {
 // (precompiled with the prefix where they lead the source), its files written over the first
 // plan's. The cache key stays the first plan's: it names the same source and toolchain.
 void plan_with_real_aten_includes(Job& j) {
-  if (j.ext) {
-    j.plan = plan_inline(j, false);
-  } else {
-    std::string source;
-    for (const auto& f : j.files)
-      if (f.name == j.src_name) source = f.bytes;
-    j.plan = plan_cuda(j.op, *j.schema, j.sig, j.src_name, source, j.arch, j.options, false);
-  }
+  j.plan = j.ext ? plan_inline(j, false) : plan_cuda(j.op, *j.schema, j.sig, j.src_name, source_of(j), j.arch, j.options, false);
   // the first build's logs, marks and step times go: what is read back is this build's
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(j.work, ec))
@@ -440,26 +438,25 @@ void plan_with_real_aten_includes(Job& j) {
 // source pays one more build). Then a cuda unit that lacks an ATen name is built once more with
 // all of ATen.
 void compile(Job& j) {
-  std::vector<std::string> ro = toolchain::binds(j.op.kind != Kind::Nvrtc);
-  ro.insert(ro.end(), j.plan.ro.begin(), j.plan.ro.end());
-  j.res.record = sandbox::run(toolchain::compile_spec(j.plan.argv, ro, j.work.string(), j.options));
-  auto lacks_a_name = [&] {
-    return j.op.kind == Kind::Cuda && j.res.record.status == sandbox::Status::RE && lacks_aten_name(read_log(j.work / "unit.log"));
+  // The plan's command, with `more` words after it, over the toolchain's binds and the plan's own.
+  auto run = [&j](const std::vector<std::string>& more) {
+    std::vector<std::string> ro = toolchain::binds(j.op.kind != Kind::Nvrtc);
+    ro.insert(ro.end(), j.plan.ro.begin(), j.plan.ro.end());
+    std::vector<std::string> argv = j.plan.argv;
+    argv.insert(argv.end(), more.begin(), more.end());
+    j.res.record = sandbox::run(toolchain::compile_spec(argv, ro, j.work.string(), j.options));
   };
+  run({});
   if (j.plan.lean_aten && j.res.record.status == sandbox::Status::RE) {
     plan_with_real_aten_includes(j);
     j.res.notes.push_back(
         "the source's own ATen includes: the build that read the lean <torch/extension.h> for them failed, so it was built again with the "
         "real headers");
-    ro = toolchain::binds(true);
-    ro.insert(ro.end(), j.plan.ro.begin(), j.plan.ro.end());
-    j.res.record = sandbox::run(toolchain::compile_spec(j.plan.argv, ro, j.work.string(), j.options));
+    run({});
   }
-  if (lacks_a_name()) {
-    std::vector<std::string> argv = j.plan.argv;
-    argv.push_back("full");
+  if (j.op.kind == Kind::Cuda && j.res.record.status == sandbox::Status::RE && lacks_aten_name(read_log(j.work / "unit.log"))) {
     j.res.notes.push_back("all of ATen: the lean <torch/extension.h> lacked a name the unit uses, so it was built again with ATen/ATen.h");
-    j.res.record = sandbox::run(toolchain::compile_spec(argv, ro, j.work.string(), j.options));
+    run({"full"});
   }
   j.res.notes.insert(j.res.notes.end(), j.plan.notes.begin(), j.plan.notes.end());
   j.res.steps = read_steps((j.work / kStepsFile).string());

@@ -161,8 +161,8 @@ Plan plan_cuda_units(const CudaUnits& in, const std::string& arch, const BuildOp
   Plan p;
   // A first build reads the lean shim for the source's own <ATen/ATen.h> and
   // <ATen/cuda/CUDAContext.h> (the plain prefix: no heavy header is hoisted); build.cc builds
-  // again with lean_aten off when the unit then lacks a name. Otherwise the unit is the prefix, with
-  // the source's leading heavy includes moved into it, then the rest.
+  // again with lean_aten off when that build fails. Otherwise the unit is the prefix, with the
+  // source's leading heavy includes moved into it, then the rest.
   p.lean_aten = options.precompiled_includes && in.lean_aten && !options.nvcc_whole && includes_lean_able(in.source);
   const std::vector<std::string> hoisted =
       options.precompiled_includes && !p.lean_aten ? includes::leading_includes(in.source, prefix_headers()) : std::vector<std::string>{};
@@ -171,7 +171,7 @@ Plan plan_cuda_units(const CudaUnits& in, const std::string& arch, const BuildOp
       prefix + (p.lean_aten ? "#define KG_LEAN_ATEN_INCLUDES 1  // the source's ATen/ATen.h: the lean shim first\n" : "") + in.unit_body;
   if (p.lean_aten)
     p.notes.push_back("lean ATen includes: the source's own " + join(prefix_headers(), " or ") +
-                      " read as the lean <torch/extension.h> (a unit that lacks a name is built again with the real headers)");
+                      " read as the lean <torch/extension.h> (a unit that fails to build is built again with the real headers)");
   const std::string& source = in.source;
   p.generated.push_back({"kg_unit.cu", unit});
   p.generated.push_back({"kg_glue.cc", in.glue});

@@ -28,7 +28,7 @@ struct Plan {
   // A file the script leaves when a step took its fast path -> the note that says so.
   std::vector<std::pair<std::string, std::string>> notes_if_file;
   // cuda: the source's <ATen/ATen.h> or <ATen/cuda/CUDAContext.h> reads the lean shim in this
-  // build; when the unit lacks a name, plan again with lean_aten = false.
+  // build; when that build fails, plan again with lean_aten = false.
   bool lean_aten = false;
 };
 

@@ -138,8 +138,8 @@ inline kg_shim_detail::OptionalDevice device_of(const O& t) {
 // Shadow <ATen/ATen.h> and <ATen/cuda/CUDAContext.h>. A cuda unit's first build defines
 // KG_LEAN_ATEN_INCLUDES ahead of the submission's source (build_plan.cc): there the source's own
 // include of either reads the lean <torch/extension.h>, which most kernels need no more than. A
-// unit that then lacks a name is built again without the macro, the real header precompiled with
-// the prefix (build.cc). Everywhere else (g++, the prefix, a unit built with all of ATen) each is
+// unit that then fails to build is built again without the macro, the real header precompiled
+// with the prefix (build.cc). Everywhere else (g++, the prefix, a unit built with all of ATen) each is
 // the real header.
 constexpr const char* kAtenH = R"(#pragma once
 // kernelgate: see <torch/extension.h> in this directory.

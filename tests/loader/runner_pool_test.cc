@@ -160,6 +160,21 @@ TEST(RunnerPool, AReadyRunnerOutlivesItsWallLimitWhileItWaits) {
   EXPECT_EQ(peek(*r, "/nonexistent"), 0);
 }
 
+namespace {
+
+// Waits for `pool`'s one ready runner, kills it from outside and waits until it is gone.
+void kill_the_ready_runner(RunnerPool& pool) {
+  ASSERT_TRUE(wait_for_stats(pool, [](const RunnerPool::Stats& s) { return s.ready_now == 1; }));
+  const std::vector<pid_t> waiting = kg::test::runners_of(::getpid());
+  ASSERT_EQ(waiting.size(), 1u);
+  ASSERT_EQ(::kill(waiting.front(), SIGKILL), 0);
+  for (int i = 0; i < 100 && fs::exists("/proc/" + std::to_string(waiting.front())); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the box's supervision sees it end
+}
+
+}  // namespace
+
 // A ready runner that died while it waited (killed from outside) is never handed over: the next
 // take gets a live one, which serves.
 TEST(RunnerPool, ARunnerThatDiedWaitingIsNeverHandedOver) {
@@ -168,13 +183,7 @@ TEST(RunnerPool, ARunnerThatDiedWaitingIsNeverHandedOver) {
   RunnerPool::Options o = pool_options(root.path, 1);
   o.max_ahead = 1;
   RunnerPool pool(o);
-  ASSERT_TRUE(wait_for_stats(pool, [](const RunnerPool::Stats& s) { return s.ready_now == 1; }));
-  const std::vector<pid_t> waiting = kg::test::runners_of(::getpid());
-  ASSERT_EQ(waiting.size(), 1u);
-  ASSERT_EQ(::kill(waiting.front(), SIGKILL), 0);
-  for (int i = 0; i < 100 && fs::exists("/proc/" + std::to_string(waiting.front())); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the box's supervision sees it end
+  ASSERT_NO_FATAL_FAILURE(kill_the_ready_runner(pool));
   auto r = pool.take();
   EXPECT_EQ(pool.stats().discarded, 1u);
   EXPECT_EQ(pool.stats().taken_cold, 1u);
@@ -191,14 +200,8 @@ TEST(RunnerPool, ARunnerStartedOnDemandCountsAgainstMaxAhead) {
   RunnerPool::Options o = pool_options(root.path, 1);
   o.max_ahead = 2;
   RunnerPool pool(o);
-  ASSERT_TRUE(wait_for_stats(pool, [](const RunnerPool::Stats& s) { return s.ready_now == 1; }));
-  const std::vector<pid_t> waiting = kg::test::runners_of(::getpid());
-  ASSERT_EQ(waiting.size(), 1u);
-  ASSERT_EQ(::kill(waiting.front(), SIGKILL), 0);
-  for (int i = 0; i < 100 && fs::exists("/proc/" + std::to_string(waiting.front())); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the box's supervision sees it end
-  auto r = pool.take();                                         // the dead one is dropped; this one is started on demand
+  ASSERT_NO_FATAL_FAILURE(kill_the_ready_runner(pool));
+  auto r = pool.take();  // the dead one is dropped; this one is started on demand
   EXPECT_EQ(pool.stats().taken_cold, 1u);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   EXPECT_EQ(pool.stats().started_ahead, 1u);  // one ahead + one on demand = max_ahead: none more
