@@ -16,6 +16,10 @@ initialisers, the runners' shut-down, the reports). Rows:
   cached, timing             the same source again (competition policy, then rl-reward)
   cached, --no-timing        the same source again, judged without timing
   nvrtc cold / cached        the nvrtc example, a new source (with and without timing), then cached
+  daemon: ...                the cached (and nvrtc cold) rows again through `kernelgate daemon`
+                             (KERNELGATE_DAEMON set), a daemon per policy, --daemon-pause seconds
+                             between calls for the next worker to get ready (an agent writing its
+                             next kernel leaves more); then back to back with no pause
 
 On the CPU (no GPU, or --device cpu) the cpu kind stands in for cuda and the nvrtc rows are left
 out. Every verdict must be pass (the script says which was not and exits 1).
@@ -45,6 +49,10 @@ TARGETS = {  # issue #20's targets, seconds
 }
 for h in HEADERS:
     TARGETS[f"cold build + <{h}>"] = 5.0
+for k in list(TARGETS):
+    if k.startswith(("cached", "nvrtc")):
+        TARGETS["daemon: " + k] = TARGETS[k]
+TARGETS["daemon: cached, --no-timing (rl-reward)"] = TARGETS["cached, --no-timing"]
 
 
 class Bench:
@@ -69,9 +77,11 @@ class Bench:
                     f.write(head + text)
         return os.path.dirname(dest)
 
-    def eval(self, label, sub, cache, more=()):
+    def eval(self, label, sub, cache, more=(), daemon=None):
         out = os.path.join(self.root, f"out{self.count:03d}-{len(self.failures)}-{time.time_ns()}")
         env = dict(os.environ, KERNELGATE_CACHE=cache)
+        if daemon:
+            env["KERNELGATE_DAEMON"] = daemon
         cmd = [self.kg, "eval", sub, "--ops", "relu.default", "--suite", "smoke", "--device", self.device, "--seed", "1",
                "--out", out, "-q"] + list(more)
         t0 = time.monotonic()
@@ -83,6 +93,8 @@ class Bench:
                 op = json.load(f)["ops"][0]
         except (OSError, ValueError, KeyError, IndexError) as e:
             op = {"verdict": f"no results.json ({e})"}
+        if daemon and "kernelgate: " in p.stderr:  # declined, or no daemon: the row would not be the daemon's
+            self.failures.append(f"{label}: not run by the daemon: {p.stderr[-500:]}")
         if p.returncode != 0 or op.get("verdict") != "pass":
             self.failures.append(f"{label}: exit {p.returncode}, verdict {op.get('verdict')}: {p.stderr[-1500:]}")
         row = {"wall": wall, "build": op.get("build_seconds") or 0.0, "eval": op.get("eval_seconds") or 0.0}
@@ -99,6 +111,30 @@ class Bench:
         if p.returncode != 0:
             self.failures.append(f"warmup --kind {kind}: exit {p.returncode}: {p.stdout[-1000:]} {p.stderr[-1000:]}")
         return {"wall": wall}, p.stdout
+
+
+class Daemon:
+    """`kernelgate daemon` on a socket in `root`, with the bench's cache; stopped on exit."""
+
+    def __init__(self, kg, root, device, policy, cache):
+        self.socket = os.path.join(root, f"daemon-{policy}.sock")
+        self.log = open(os.path.join(root, f"daemon-{policy}.log"), "w")
+        env = dict(os.environ, KERNELGATE_CACHE=cache)
+        self.proc = subprocess.Popen([kg, "daemon", "--socket", self.socket, "--device", device, "--policy", policy],
+                                     env=env, stdout=self.log, stderr=self.log)
+        for _ in range(600):
+            if os.path.exists(self.socket):
+                break
+            time.sleep(0.1)
+        time.sleep(3)  # its first worker: libtorch is started, the runners are not yet
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        self.proc.wait(timeout=120)
+        self.log.close()
 
 
 def new_cache(root, name):
@@ -119,6 +155,8 @@ def main():
     ap.add_argument("--device", choices=["cpu", "cuda"], default=None, help="default: cuda when nvidia-smi sees a GPU")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--keep", help="leave the submissions, caches and outputs in this folder")
+    ap.add_argument("--daemon-pause", type=float, default=2.0, help="seconds between calls through the daemon (default 2)")
+    ap.add_argument("--no-daemon", action="store_true", help="leave out the daemon rows")
     a = ap.parse_args()
     device = a.device
     if device is None:
@@ -158,6 +196,30 @@ def main():
         b.eval("cache it", nsub, cache, ["--no-timing"])
         measure("nvrtc cached, --no-timing", lambda: b.eval("nvrtc cached nt", nsub, cache, ["--no-timing"]), a.reps)
 
+    # 5. the same through `kernelgate daemon`: a worker with libtorch started and two runners ahead
+    if not a.no_daemon:
+        def paused(fn):
+            time.sleep(a.daemon_pause)
+            return fn()
+        with Daemon(a.kernelgate, root, device, "competition", cache) as d:
+            measure("daemon: cached, timing (competition)", lambda: paused(lambda: b.eval("daemon timing", sub, cache, daemon=d.socket)), a.reps)
+            measure("daemon: cached, --no-timing", lambda: paused(lambda: b.eval("daemon nt", sub, cache, ["--no-timing"], daemon=d.socket)), a.reps)
+            if kind == "cuda":
+                measure("daemon: nvrtc cold, timing (competition)",
+                        lambda: paused(lambda: b.eval("daemon nvrtc cold", b.submission("nvrtc"), cache, daemon=d.socket)), a.reps)
+                measure("daemon: nvrtc cold, --no-timing",
+                        lambda: paused(lambda: b.eval("daemon nvrtc cold nt", b.submission("nvrtc"), cache, ["--no-timing"], daemon=d.socket)),
+                        a.reps)
+            time.sleep(a.daemon_pause)
+            measure("daemon: back to back, --no-timing",
+                    lambda: b.eval("daemon b2b", sub, cache, ["--no-timing"], daemon=d.socket), a.reps)
+        with Daemon(a.kernelgate, root, device, "rl-reward", cache) as d:
+            measure("daemon: cached, timing (rl-reward)",
+                    lambda: paused(lambda: b.eval("daemon timing rl", sub, cache, ["--policy", "rl-reward"], daemon=d.socket)), a.reps)
+            measure("daemon: cached, --no-timing (rl-reward)",
+                    lambda: paused(lambda: b.eval("daemon nt rl", sub, cache, ["--policy", "rl-reward", "--no-timing"], daemon=d.socket)),
+                    a.reps)
+
     print(f"one relu.default op, smoke suite, device {device}, kind {kind}, {os.cpu_count()} cores, median of the reps; seconds")
     cols = ["wall", "build", "eval", "runner_start", "device_wait", "judging", "timing", "process"]
     print(f"{'row':<36} {'reps':>4} {'target':>7} " + " ".join(f"{c:>12}" for c in cols) + "  met")
@@ -169,6 +231,8 @@ def main():
         print(f"{label:<36} {reps:>4} {('' if t is None else f'{t:.2f}'):>7} " +
               " ".join(f"{row[c]:12.3f}" if c in row else f"{'':>12}" for c in cols) + f"  {met}")
     print("'met' compares a cold build row's build seconds, every other row's wall seconds, with the target")
+    if not a.no_daemon:
+        print(f"daemon rows: {a.daemon_pause:g} s between calls (the next worker getting ready), but 'back to back'")
     for f in b.failures:
         print("NOT PASSING: " + f, file=sys.stderr)
     if not a.keep:

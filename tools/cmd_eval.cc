@@ -4,6 +4,7 @@
 #include "eval_reports.h"
 #include "report_file.h"
 #include "output_files.h"
+#include "warm_pool.h"
 
 #include "kernelgate/results.h"
 #include "kernelgate/text_safety.h"
@@ -405,6 +406,8 @@ int evaluate_to_results(const EvalCli& cli, const char* cmd, kg::policy::Policy*
     *policy = kg::policy::load(cli.policy_name);
     ProgressLine progress(cli.verbosity);  // cleared before the table is printed
     kg::harness::EvalOptions opt = cli.opt;
+    if (!opt.no_runner_pool && !opt.runner_pool && cli.problem.empty())
+      if ((opt.runner_pool = take_warm_runner_pool(opt, *policy))) opt.runner_pool_exclusive = true;
     opt.on_progress = [&progress](const kg::harness::EvalProgress& p) { progress.update(p); };
     if (cli.problem.empty()) {
       *report = kg::harness::evaluate(opt, *policy);

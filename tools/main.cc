@@ -23,6 +23,7 @@ int kg_cmd_warmup(int argc, char** argv);
 int kg_cmd_serve(int argc, char** argv);
 int kg_cmd_train(int argc, char** argv);
 int kg_cmd_grad(int argc, char** argv);
+int kg_cmd_daemon(int argc, char** argv);
 
 namespace {
 
@@ -45,6 +46,7 @@ const char* kUsage =
     "                installed over aten; exit 1 when the losses leave the policy's band (docs/training.md)\n"
     "  grad-check DIR  backward correctness: gradients through the submission's kernels against eager autograd\n"
     "  warmup        build the precompiled headers every build reuses into the cache, ahead of the first build\n"
+    "  daemon        keep a worker ready so that `kernelgate eval` with KERNELGATE_DAEMON set skips the start-up\n"
     "  version       print the version\n"
     "\n"
     "Example, the first minute:\n"
@@ -116,6 +118,7 @@ int main(int argc, char** argv) {
   if (cmd == "serve") return kg_cmd_serve(argc - 1, argv + 1);
   if (cmd == "train-check") return kg_cmd_train(argc - 1, argv + 1);
   if (cmd == "grad-check") return kg_cmd_grad(argc - 1, argv + 1);
+  if (cmd == "daemon") return kg_cmd_daemon(argc - 1, argv + 1);
   if (cmd == "version" || cmd == "--version") {
     std::printf("kernelgate %s\n", KG_VERSION_STRING);
     return 0;

@@ -591,6 +591,15 @@ bool inspect_inline_extension(OpResult& result, const std::string& artifact, loa
   return true;
 }
 
+bool runner_pool_serves(const loader::RunnerPool& pool, const EvalOptions& options, const policy::Policy& policy) {
+  return pool.serves(evaluation::runner_options(options, policy, ""));
+}
+
+void prepare_process(names::Device device) {
+  process_peaks(device);
+  if (device == names::Device::Cuda) at::empty({1}, at::TensorOptions().device(at::kCUDA)).fill_(1).sum().item<float>();
+}
+
 names::Device auto_device() { return at::hasCUDA() ? names::Device::Cuda : names::Device::Cpu; }
 
 const std::vector<double>& sweep_tolerances() {
@@ -648,6 +657,7 @@ Report evaluate(const EvalOptions& options, const policy::Policy& policy) {
   if (options.on_op_decided)
     for (const OpResult& missing : rep.ops) options.on_op_decided(missing);  // wanted ops without a folder
   run.ops_total = folders.size();
+  if (run.pool && options.runner_pool_exclusive) run.pool->bound_ahead(folders.size() + (options.timing && !options.eager_runner ? 1 : 0));
   evaluation::BuildsAhead ahead(run, folders);
   run.built_ahead = [&ahead](const std::string& op) { return ahead.take(op); };
   std::string stopped;

@@ -37,6 +37,8 @@ class Runner {
   bool say_hello();
   // Answers messages until Shutdown or the supervisor goes; returns the exit code.
   int serve();
+  // Whether the python kind's interpreter was started (its buffered streams flush at its finalising).
+  bool python_started() const { return python_ != nullptr; }
 
  private:
   // A LoadMsg's fields, read to their bounds.

@@ -20,7 +20,7 @@ constexpr auto kRetryAfterFailure = std::chrono::seconds(2);
 
 }  // namespace
 
-RunnerPool::RunnerPool(Options options) : options_(std::move(options)) {
+RunnerPool::RunnerPool(Options options) : options_(std::move(options)), max_ahead_(options_.max_ahead) {
   if (options_.runner.staging_root.empty())
     throw std::invalid_argument("a runner pool needs a staging root: its runners are started before their artifacts are known");
   if (options_.ready > 0) refiller_ = std::thread([this] { refill(); });
@@ -95,7 +95,7 @@ void RunnerPool::refill() {
       continue;
     }
     // A runner take() started itself (none was ready yet) counts too: it took the place of one ahead.
-    const bool spent = options_.max_ahead > 0 && stats_.started_ahead + stats_.taken_cold >= options_.max_ahead;
+    const bool spent = max_ahead_ > 0 && stats_.started_ahead + stats_.taken_cold >= max_ahead_;
     if (!may_touch || ready_.size() >= options_.ready || spent) {
       cv_.wait_for(lock, clock_refresh(options_.runner));
       continue;
@@ -126,6 +126,14 @@ bool RunnerPool::serves(const RunnerOptions& o) const {
          o.limits.max_processes == p.limits.max_processes && o.limits.max_open_files == p.limits.max_open_files &&
          o.limits.max_file_mb == p.limits.max_file_mb && o.limits.max_output_bytes == p.limits.max_output_bytes &&
          o.limits.scratch_mb == p.limits.scratch_mb;
+}
+
+void RunnerPool::bound_ahead(size_t runners) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    max_ahead_ = std::max<size_t>({runners, stats_.started_ahead + stats_.taken_cold, 1});
+  }
+  cv_.notify_all();
 }
 
 RunnerPool::Stats RunnerPool::stats() const {

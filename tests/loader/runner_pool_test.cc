@@ -232,6 +232,27 @@ TEST(RunnerPool, NoRunnerStartsWhileQuietNorBeyondMaxAhead) {
   EXPECT_EQ(pool.stats().taken_cold, 1u);
 }
 
+// A pool started before its owner knew its work (a daemon's worker) is bounded once it does: an
+// owner that needs one runner more than was started gets it ahead, and then none beyond; a bound
+// lower than what was started stops the starts there.
+TEST(RunnerPool, BoundAheadLaterStopsTheStartsAtWhatTheOwnerNeeds) {
+  TempDir root;
+  RunnerPool::Options o = pool_options(root.path, 1);
+  RunnerPool pool(o);  // no bound yet: one kept ready for as long as it lives
+  ASSERT_TRUE(wait_for_stats(pool, [](const RunnerPool::Stats& s) { return s.ready_now == 1; }));
+  pool.bound_ahead(2);
+  auto first = pool.take();
+  ASSERT_TRUE(wait_for_stats(pool, [](const RunnerPool::Stats& s) { return s.ready_now == 1; }));
+  auto second = pool.take();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(pool.stats().started_ahead, 2u);  // the bound: nothing started for nobody
+  EXPECT_EQ(pool.stats().ready_now, 0u);
+  pool.bound_ahead(1);  // below what was started: stays at two, and none more
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(pool.stats().started_ahead, 2u);
+  EXPECT_EQ(kg::test::runners_of(::getpid()).size(), 2u);
+}
+
 // On cuda a Quiet (an op timing) holds nothing back: a runner's start and its device set-up run
 // beside timed calls (measured not to move them, docs/batches.md). Here, with no GPU, the set-up
 // is attempted inside the Quiet and fails, so the runner is discarded; on the CPU the same pool

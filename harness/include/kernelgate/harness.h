@@ -447,6 +447,9 @@ struct EvalOptions {
   // options match the evaluation's. Null: the evaluation keeps a pool of its own with one runner
   // ready, started while it builds. Every runner is still new and used for one op only.
   std::shared_ptr<loader::RunnerPool> runner_pool;
+  // The given pool serves this evaluation alone (a daemon worker's, started before its request):
+  // the evaluation bounds its starts ahead to the runners it needs, as it does its own pool's.
+  bool runner_pool_exclusive = false;
   // No pool at all: each runner is started when it is needed (the behaviour before pools, kept
   // for measuring what the pool saves).
   bool no_runner_pool = false;
@@ -468,6 +471,15 @@ struct EvalOptions {
 // `staging_root` (created); at most `max_ahead` started ahead in all (0: no bound).
 std::shared_ptr<loader::RunnerPool> make_runner_pool(const EvalOptions& options, const policy::Policy& policy,
                                                      const std::string& staging_root, size_t ready, size_t max_ahead = 0);
+
+// Whether `pool`'s runners are the ones an evaluation with `options` and `policy` would start (the
+// same runner, profile, GPU and limits): it takes runners from a pool only then.
+bool runner_pool_serves(const loader::RunnerPool& pool, const EvalOptions& options, const policy::Policy& policy);
+
+// Sets up in this process what an evaluation on `device` would set up at its start (the device's
+// peaks; on cuda its context), so that a process prepared ahead of its request (a daemon's worker)
+// does not pay for it then.
+void prepare_process(names::Device device);
 
 // kernelgate's version, as results.json gives it.
 const char* version();

@@ -52,6 +52,11 @@ class RunnerPool {
   // limits): a caller with other options starts its own.
   bool serves(const RunnerOptions& o) const;
 
+  // The pool's owner now knows it will take `runners` in all (a pool started before its
+  // evaluation's ops were known): from here on at most that many are started over the pool's
+  // life, ahead or on demand (Options::max_ahead), never fewer than were started already.
+  void bound_ahead(size_t runners);
+
   // While a Quiet lives, the pool touches the device with no runner: on the CPU no runner starts
   // or prepares at all (its start-up is CPU work, which would move CPU timings); what was under
   // way has finished when the Quiet is made. On cuda a Quiet holds nothing back: a runner's
@@ -86,6 +91,7 @@ class RunnerPool {
 
   const Options options_;
   mutable std::mutex mu_;
+  size_t max_ahead_;  // options_.max_ahead until bound_ahead()
   std::condition_variable cv_;
   std::deque<Waiting> ready_;  // prepared ones first
   Stats stats_;
