@@ -173,11 +173,20 @@ bool g_warm_taken = false;
     try {
       kg::daemon::send_reply(conn.get(), kg::daemon::Reply{false, 0, why});
     } catch (const std::exception&) {}
+    conn.reset();
+    kg::cli::offer_warm_runner_pool(nullptr, kg::names::Device::Cpu);
+    pool.reset();  // its runners shut down, their folders removed
     ::_exit(0);
   };
+  // The launcher sends its request at once; a connection that sends nothing does not hold a
+  // worker and its runners for ever.
+  const timeval request_limit{10, 0};
+  ::setsockopt(conn.get(), SOL_SOCKET, SO_RCVTIMEO, &request_limit, sizeof request_limit);
   try {
     req = kg::daemon::receive_request(conn.get(), &fds);
   } catch (const std::exception& e) { decline(e.what()); }
+  const timeval no_limit{0, 0};
+  ::setsockopt(conn.get(), SOL_SOCKET, SO_RCVTIMEO, &no_limit, sizeof no_limit);
   std::vector<std::string> own_env;
   for (char** e = environ; *e; ++e) own_env.emplace_back(*e);
   if (fds.size() != 3) decline("the request did not carry stdin, stdout and stderr");

@@ -149,6 +149,7 @@ Request receive_request(int fd, std::vector<UniqueFd>* fds) {
       fds->emplace_back(d);
     }
   }
+  if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) throw std::runtime_error("daemon request: nothing came within the time allowed");
   if (r != static_cast<ssize_t>(sizeof n)) throw std::runtime_error("daemon request: no length word");
   if (msg.msg_flags & MSG_CTRUNC) throw std::runtime_error("daemon request: more than 3 descriptors");
   if (n > kMaxBody) throw std::runtime_error("daemon request: " + std::to_string(n) + " bytes, over the 4 MiB limit");

@@ -187,6 +187,14 @@ TEST(Daemon, MalformedRequestsAreDeclinedAndTheDaemonServesOn) {
     return reply ? reply->declined : std::string("(no reply)");
   };
   EXPECT_CONTAINS(raw(""), "daemon request: no length word");
+  {  // connected, and silent: the worker gives up after 10 s instead of waiting for ever
+    std::string why;
+    kg::UniqueFd silent = kg::daemon::connect_to(daemon.socket(), &why);
+    ASSERT_TRUE(silent) << why;
+    auto reply = kg::daemon::receive_reply(silent.get());
+    ASSERT_TRUE(reply);
+    EXPECT_CONTAINS(reply->declined, "nothing came within the time allowed");
+  }
   EXPECT_CONTAINS(raw(std::string("\xff\xff\xff\x7f", 4)), "over the 4 MiB limit");
   EXPECT_CONTAINS(raw(std::string("\x08\0\0\0garbage!", 12)), "daemon request: truncated");
   // A well-formed request without the caller's streams, and one for another command.
