@@ -198,27 +198,26 @@ def main():
 
     # 5. the same through `kernelgate daemon`: a worker with libtorch started and two runners ahead
     if not a.no_daemon:
-        def paused(fn):
-            time.sleep(a.daemon_pause)
-            return fn()
+        def through(d, row, label, source, more=(), pause=True):
+            """A row through daemon `d`; `source` gives each rep's submission (a new one for a cold row)."""
+            def rep():
+                if pause:
+                    time.sleep(a.daemon_pause)
+                return b.eval(label, source(), cache, more, daemon=d.socket)
+            measure(row, rep, a.reps)
+
+        cached = lambda: sub
         with Daemon(a.kernelgate, root, device, "competition", cache) as d:
-            measure("daemon: cached, timing (competition)", lambda: paused(lambda: b.eval("daemon timing", sub, cache, daemon=d.socket)), a.reps)
-            measure("daemon: cached, --no-timing", lambda: paused(lambda: b.eval("daemon nt", sub, cache, ["--no-timing"], daemon=d.socket)), a.reps)
+            through(d, "daemon: cached, timing (competition)", "daemon timing", cached)
+            through(d, "daemon: cached, --no-timing", "daemon nt", cached, ["--no-timing"])
             if kind == "cuda":
-                measure("daemon: nvrtc cold, timing (competition)",
-                        lambda: paused(lambda: b.eval("daemon nvrtc cold", b.submission("nvrtc"), cache, daemon=d.socket)), a.reps)
-                measure("daemon: nvrtc cold, --no-timing",
-                        lambda: paused(lambda: b.eval("daemon nvrtc cold nt", b.submission("nvrtc"), cache, ["--no-timing"], daemon=d.socket)),
-                        a.reps)
+                through(d, "daemon: nvrtc cold, timing (competition)", "daemon nvrtc cold", lambda: b.submission("nvrtc"))
+                through(d, "daemon: nvrtc cold, --no-timing", "daemon nvrtc cold nt", lambda: b.submission("nvrtc"), ["--no-timing"])
             time.sleep(a.daemon_pause)
-            measure("daemon: back to back, --no-timing",
-                    lambda: b.eval("daemon b2b", sub, cache, ["--no-timing"], daemon=d.socket), a.reps)
+            through(d, "daemon: back to back, --no-timing", "daemon b2b", cached, ["--no-timing"], pause=False)
         with Daemon(a.kernelgate, root, device, "rl-reward", cache) as d:
-            measure("daemon: cached, timing (rl-reward)",
-                    lambda: paused(lambda: b.eval("daemon timing rl", sub, cache, ["--policy", "rl-reward"], daemon=d.socket)), a.reps)
-            measure("daemon: cached, --no-timing (rl-reward)",
-                    lambda: paused(lambda: b.eval("daemon nt rl", sub, cache, ["--policy", "rl-reward", "--no-timing"], daemon=d.socket)),
-                    a.reps)
+            through(d, "daemon: cached, timing (rl-reward)", "daemon timing rl", cached, ["--policy", "rl-reward"])
+            through(d, "daemon: cached, --no-timing (rl-reward)", "daemon nt rl", cached, ["--policy", "rl-reward", "--no-timing"])
 
     print(f"one relu.default op, smoke suite, device {device}, kind {kind}, {os.cpu_count()} cores, median of the reps; seconds")
     cols = ["wall", "build", "eval", "runner_start", "device_wait", "judging", "timing", "process"]

@@ -11,6 +11,8 @@
 #include "eval_cli.h"
 #include "warm_pool.h"
 
+#include "kernelgate/names.h"
+#include "kernelgate/remove_tree.h"
 #include "kernelgate/runner_pool.h"
 #include "kernelgate/text_safety.h"
 
@@ -20,7 +22,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,8 +39,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include "kernelgate/remove_tree.h"
 
 int kg_cmd_eval(int argc, char** argv);
 extern char** environ;
@@ -95,7 +94,7 @@ int threads_of_this_process() {
   return -1;
 }
 
-std::string quoted_command(const std::vector<std::string>& argv) {
+std::string command_line(const std::vector<std::string>& argv) {
   std::string s;
   for (size_t i = 1; i < argv.size(); ++i) s += (i > 1 ? " " : "") + argv[i];
   return s;
@@ -108,6 +107,14 @@ std::mutex g_warm_mu;
 std::shared_ptr<kg::loader::RunnerPool> g_warm_pool;
 kg::names::Device g_warm_device = kg::names::Device::Cpu;
 bool g_warm_taken = false;
+
+// A worker's every way out once its pool exists: the pool's runners shut down and their folders
+// removed first.
+[[noreturn]] void leave_worker(std::shared_ptr<kg::loader::RunnerPool>& pool, int status) {
+  kg::cli::offer_warm_runner_pool(nullptr, kg::names::Device::Cpu);
+  pool.reset();
+  ::_exit(status);
+}
 
 [[noreturn]] void worker(const DaemonOptions& o, int listen_fd, kg::UniqueFd ready_pipe, const std::filesystem::path& work) {
   const int log_fd = ::fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
@@ -138,11 +145,7 @@ bool g_warm_taken = false;
   kg::UniqueFd conn;
   for (;;) {
     pollfd waiting{listen_fd, POLLIN, 0};
-    if (g_worker_stop) {
-      kg::cli::offer_warm_runner_pool(nullptr, kg::names::Device::Cpu);
-      pool.reset();  // its runners shut down, their folders removed
-      ::_exit(0);
-    }
+    if (g_worker_stop) leave_worker(pool, 0);
     if (::poll(&waiting, 1, 200) <= 0) continue;
     conn.reset(::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
     if (!conn) {
@@ -174,9 +177,7 @@ bool g_warm_taken = false;
       kg::daemon::send_reply(conn.get(), kg::daemon::Reply{false, 0, why});
     } catch (const std::exception&) {}
     conn.reset();
-    kg::cli::offer_warm_runner_pool(nullptr, kg::names::Device::Cpu);
-    pool.reset();  // its runners shut down, their folders removed
-    ::_exit(0);
+    leave_worker(pool, 0);
   };
   // The launcher sends its request at once; a connection that sends nothing does not hold a
   // worker and its runners for ever.
@@ -193,7 +194,7 @@ bool g_warm_taken = false;
   if (req.argv.size() < 2 || req.argv[1] != "eval") decline("only `kernelgate eval` is run by the daemon");
   if (auto name = kg::daemon::first_difference(req.env, own_env); !name.empty()) decline(name + " differs from the daemon's environment");
   if (::chdir(req.cwd.c_str()) != 0) decline(req.cwd + ": " + std::strerror(errno));
-  log_line(log_fd, where + ": eval for uid " + std::to_string(::geteuid()) + " in " + req.cwd + ": " + quoted_command(req.argv));
+  log_line(log_fd, where + ": eval for uid " + std::to_string(::geteuid()) + " in " + req.cwd + ": " + command_line(req.argv));
 
   // The caller's environment, streams and arguments, as its own process would have had them.
   static std::vector<std::string> env_storage;
@@ -239,27 +240,20 @@ bool g_warm_taken = false;
   log_line(log_fd,
            where + ": exit " + std::to_string(status) + " after " + std::to_string(seconds_since(t0)) + " s" +
                (warm ? " (runners started ahead)" : " (not the runners started ahead: its device, limits or --no-runner-pool differ)"));
-  {
-    std::lock_guard<std::mutex> lock(g_warm_mu);
-    g_warm_pool.reset();
-  }
-  pool.reset();  // the runners still waiting are shut down and their folders removed
-  ::_exit(status);
+  leave_worker(pool, status);
 }
 
 // --- the daemon -------------------------------------------------------------------------------
 
 kg::UniqueFd listen_on(const std::string& path) {
   sockaddr_un addr{};
-  if (path.size() >= sizeof addr.sun_path) throw std::runtime_error(path + ": socket path too long");
   std::string why;
+  if (!kg::daemon::unix_address(path, &addr, &why)) throw std::runtime_error(why);
   if (kg::daemon::connect_to(path, &why)) throw std::runtime_error(path + ": a daemon is already listening there");
   std::error_code ec;
   if (std::filesystem::is_socket(path, ec)) std::filesystem::remove(path, ec);  // a stale one
   kg::UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path.data(), path.size());
   const mode_t old = ::umask(0177);
   const int rc = ::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr);
   ::umask(old);
@@ -278,7 +272,8 @@ int run_daemon(const DaemonOptions& o) {
   const std::filesystem::path work = o.socket_path + ".work";
   try {
     kg::policy::load(o.policy);  // a bad policy is a usage error now, not a worker failing forever
-    if (o.device != "cpu" && o.device != "cuda" && o.device != "auto") throw std::runtime_error("--device must be cpu, cuda or auto");
+    // Not device_option(): resolving auto asks CUDA, and a daemon that touched it could not fork.
+    if (o.device != "auto" && !kg::names::try_parse_device(o.device)) throw std::runtime_error("--device must be cpu, cuda or auto");
     listener = listen_on(o.socket_path);
     std::error_code ec;
     std::filesystem::create_directories(work, ec);
@@ -305,16 +300,15 @@ int run_daemon(const DaemonOptions& o) {
     pid_t pid;
     while ((pid = ::waitpid(-1, &st, flags)) > 0) {
       workers.erase(pid);
-      if (pid == ready && g_stop) {  // the ready one, told to go
+      if (pid == ready) {
         ready = 0;
         ready_pipe.reset();
-      } else if (pid == ready) {  // died before it took a request
-        ready = 0;
-        ready_pipe.reset();
-        log_line(STDERR_FILENO, "worker " + std::to_string(pid) + " ended before a request" +
-                                    (WIFSIGNALED(st) ? " (signal " + std::to_string(WTERMSIG(st)) + ")" : ""));
-        next_fork = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-        ++failed_in_a_row;
+        if (!g_stop) {  // it died before it took a request (at a stop it was told to go)
+          log_line(STDERR_FILENO, "worker " + std::to_string(pid) + " ended before a request" +
+                                      (WIFSIGNALED(st) ? " (signal " + std::to_string(WTERMSIG(st)) + ")" : ""));
+          next_fork = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+          ++failed_in_a_row;
+        }
       } else if (WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL) {
         log_line(STDERR_FILENO, "worker " + std::to_string(pid) + " ended by signal " + std::to_string(WTERMSIG(st)));
       }

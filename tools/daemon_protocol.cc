@@ -4,7 +4,6 @@
 #include "daemon_protocol.h"
 
 #include <sys/socket.h>
-#include <sys/un.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -77,19 +76,25 @@ std::map<std::string, std::string> shaping(const std::vector<std::string>& env) 
 
 }  // namespace
 
-UniqueFd connect_to(const std::string& path, std::string* why) {
-  sockaddr_un addr{};
-  if (path.size() >= sizeof addr.sun_path) {
+bool unix_address(const std::string& path, sockaddr_un* addr, std::string* why) {
+  *addr = sockaddr_un{};
+  if (path.size() >= sizeof addr->sun_path) {
     *why = path + ": socket path too long";
-    return {};
+    return false;
   }
+  addr->sun_family = AF_UNIX;
+  std::memcpy(addr->sun_path, path.data(), path.size());
+  return true;
+}
+
+UniqueFd connect_to(const std::string& path, std::string* why) {
+  sockaddr_un addr;
+  if (!unix_address(path, &addr, why)) return {};
   UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd) {
     *why = errno_text("socket");
     return {};
   }
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path.data(), path.size());
   if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     *why = path + ": " + std::strerror(errno);
     return {};

@@ -6,6 +6,8 @@
 
 #include "kernelgate/unique_fd.h"
 
+#include <sys/un.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +30,9 @@ struct Reply {
   int status = 0;
   std::string declined;  // why not, when !ran
 };
+
+// `path` as a Unix socket address; false, with `*why` set, when it is too long for one.
+bool unix_address(const std::string& path, sockaddr_un* addr, std::string* why);
 
 // A connection to the socket at `path`; an empty UniqueFd with `*why` set when there is none.
 UniqueFd connect_to(const std::string& path, std::string* why);

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -181,7 +182,7 @@ TEST(Daemon, MalformedRequestsAreDeclinedAndTheDaemonServesOn) {
     std::string why;
     kg::UniqueFd fd = kg::daemon::connect_to(daemon.socket(), &why);
     EXPECT_TRUE(fd) << why;
-    if (!bytes.empty()) EXPECT_EQ(::send(fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+    if (!bytes.empty()) { EXPECT_EQ(::send(fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size())); }
     ::shutdown(fd.get(), SHUT_WR);
     auto reply = kg::daemon::receive_reply(fd.get());
     return reply ? reply->declined : std::string("(no reply)");
@@ -278,13 +279,10 @@ TEST(Daemon, ACallerKilledTakesItsWorkerAndRunnersWithIt) {
   for (int i = 0; i < 200 && !(gone = !process_exists(worker)); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_TRUE(gone) << "worker " << worker << " outlived its caller";
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  for (const auto& line : {runners})
-    for (size_t at = 0; at < line.size();) {
-      size_t nl = line.find('\n', at);
-      const std::string pid = line.substr(at, nl - at);
-      if (!pid.empty()) EXPECT_FALSE(process_exists(std::stoi(pid))) << "the worker's child " << pid << " outlived it";
-      at = nl == std::string::npos ? line.size() : nl + 1;
-    }
+  std::istringstream children(runners);
+  for (std::string pid; std::getline(children, pid);) {
+    if (!pid.empty()) { EXPECT_FALSE(process_exists(std::stoi(pid))) << "the worker's child " << pid << " outlived it"; }
+  }
   EXPECT_FALSE(fs::exists(d / "out" / "results.json"));
   // The daemon serves the next caller.
   CommandResult ok = relu_through(daemon, d / "ok");
