@@ -234,6 +234,11 @@ def main():
         print(f"daemon rows: {a.daemon_pause:g} s between calls (the next worker getting ready), but 'back to back'")
     for f in b.failures:
         print("NOT PASSING: " + f, file=sys.stderr)
+    if b.failures:  # the daemons' logs say why a request through them went wrong
+        for name in sorted(os.listdir(root)):
+            if name.startswith("daemon-") and name.endswith(".log"):
+                with open(os.path.join(root, name)) as f:
+                    print(f"--- {name} (last lines)\n" + "".join(f.readlines()[-30:]), file=sys.stderr)
     if not a.keep:
         shutil.rmtree(root, ignore_errors=True)
     return 1 if b.failures else 0

@@ -209,9 +209,12 @@ std::optional<Reply> receive_reply(int fd) {
 
 bool shapes_the_worker(const std::string& name) {
   if (name == kSocketVariable) return false;
-  for (const char* prefix : {"KERNELGATE_", "CUDA_", "NVIDIA_", "TORCH_", "PYTORCH_", "OMP_", "MKL_", "LD_"})
+  // Read by libtorch, the CUDA libraries, OpenMP, the allocator or the loader while the worker
+  // started, before any request: a caller that sets them otherwise would not get what it asked for.
+  for (const char* prefix : {"KERNELGATE_", "CUDA_", "NVIDIA_", "TORCH_", "PYTORCH_", "ATEN_", "OMP_", "GOMP_", "KMP_", "MKL_", "CUBLAS",
+                             "CUDNN_", "NCCL_", "MALLOC_", "LD_"})
     if (name.rfind(prefix, 0) == 0) return true;
-  return name == "PATH" || name == "TMPDIR" || name == "HOME" || name == "XDG_CACHE_HOME";
+  return name == "PATH" || name == "TMPDIR" || name == "HOME" || name == "XDG_CACHE_HOME" || name == "GLIBC_TUNABLES";
 }
 
 std::string first_difference(const std::vector<std::string>& a, const std::vector<std::string>& b) {

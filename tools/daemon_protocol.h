@@ -49,7 +49,8 @@ std::optional<Reply> receive_reply(int fd);
 
 // The variables whose values decided what a worker set up before its request (libtorch's start,
 // the runners started ahead): KERNELGATE_* (but the socket's own), CUDA_*, NVIDIA_*, TORCH_*,
-// PYTORCH_*, OMP_*, MKL_*, LD_*, PATH, TMPDIR, HOME, XDG_CACHE_HOME.
+// PYTORCH_*, ATEN_*, OMP_*, GOMP_*, KMP_*, MKL_*, CUBLAS*, CUDNN_*, NCCL_*, MALLOC_*, LD_*,
+// GLIBC_TUNABLES, PATH, TMPDIR, HOME, XDG_CACHE_HOME.
 bool shapes_the_worker(const std::string& name);
 // The first such variable whose value differs between the two environments (absent counts as a
 // value), "" when none does.

@@ -204,7 +204,10 @@ std::string nvcc_dryrun(const std::string& arch, const BuildOptions& options, st
 
 std::vector<std::string> link_flags(bool cuda) {
   std::vector<std::string> f = {"-L" KG_TORCH_LIB_DIR, "-Wl,-z,defs", "-Wl,-rpath," KG_TORCH_LIB_DIR};
-  if (std::string(KG_LINKER_FLAG).size()) f.insert(f.begin(), KG_LINKER_FLAG);
+  std::vector<std::string> linker;
+  for (const auto& flag : split(KG_LINKER_FLAG, ' '))
+    if (!flag.empty()) linker.push_back(flag);
+  f.insert(f.begin(), linker.begin(), linker.end());
   if (cuda && KG_TORCH_CUDA) f.insert(f.end(), {"-ltorch_cuda", "-lc10_cuda"});
   f.insert(f.end(), {"-ltorch_cpu", "-lc10"});
   if (cuda) f.insert(f.end(), {"-L" KG_CUDA_LIB_DIR, "-Wl,-rpath," KG_CUDA_LIB_DIR, "-lcudart"});

@@ -327,5 +327,10 @@ TEST(DaemonProtocol, OnlyTheVariablesThatShapedTheWorkerMustMatch) {
   EXPECT_EQ(first_difference({"KERNELGATE_CACHE=/a"}, {"KERNELGATE_CACHE=/b"}), "KERNELGATE_CACHE");
   EXPECT_EQ(first_difference({}, {"CUDA_VISIBLE_DEVICES=1"}), "CUDA_VISIBLE_DEVICES");
   EXPECT_EQ(first_difference({"LD_PRELOAD=/x.so"}, {}), "LD_PRELOAD");
+  EXPECT_EQ(first_difference({"ATEN_CPU_CAPABILITY=avx2"}, {}), "ATEN_CPU_CAPABILITY");
+  EXPECT_EQ(first_difference({"CUBLAS_WORKSPACE_CONFIG=:4096:8"}, {"CUBLAS_WORKSPACE_CONFIG=:16:8"}), "CUBLAS_WORKSPACE_CONFIG");
+  EXPECT_EQ(first_difference({"MALLOC_ARENA_MAX=2"}, {}), "MALLOC_ARENA_MAX");
+  EXPECT_EQ(first_difference({}, {"GLIBC_TUNABLES=glibc.malloc.tcache_count=0"}), "GLIBC_TUNABLES");
+  EXPECT_EQ(first_difference({"LANG=C", "SSH_TTY=/dev/pts/1"}, {"LANG=C.UTF-8"}), "");
   EXPECT_EQ(first_difference({"PATH=/bin", "HOME=/root"}, {"HOME=/root", "PATH=/bin"}), "");
 }
