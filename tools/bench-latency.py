@@ -21,6 +21,9 @@ initialisers, the runners' shut-down, the reports). Rows:
                              between calls for the next worker to get ready (an agent writing its
                              next kernel leaves more); then back to back with no pause
 
+--quick keeps the warm-up, one cold build and the rl-reward cached rows, in a process of their own
+and through the daemon (a short device call after a change to how an op starts or ends).
+
 On the CPU (no GPU, or --device cpu) the cpu kind stands in for cuda and the nvrtc rows are left
 out. Every verdict must be pass (the script says which was not and exits 1).
 """
@@ -157,6 +160,7 @@ def main():
     ap.add_argument("--keep", help="leave the submissions, caches and outputs in this folder")
     ap.add_argument("--daemon-pause", type=float, default=2.0, help="seconds between calls through the daemon (default 2)")
     ap.add_argument("--no-daemon", action="store_true", help="leave out the daemon rows")
+    ap.add_argument("--quick", action="store_true", help="only the warm-up, a cold build and the rl-reward cached rows")
     a = ap.parse_args()
     device = a.device
     if device is None:
@@ -173,23 +177,25 @@ def main():
         print(f"  measured {label}: {results[-1][1]['wall']:.2f} s", file=sys.stderr, flush=True)
 
     # 1. the one-time set-up: built by a first build, and by an explicit warm-up
-    measure("first build, new cache", lambda: b.eval("first build", b.submission(kind), new_cache(root, "cache-first"), ["--no-timing"]), 1)
+    if not a.quick:
+        measure("first build, new cache", lambda: b.eval("first build", b.submission(kind), new_cache(root, "cache-first"), ["--no-timing"]), 1)
     cache = new_cache(root, "cache")
     wrow, wout = b.warmup(kind, cache)
     results.append(("warmup", wrow, 1))
     print(wout, file=sys.stderr)
     # 2. cold builds over the warm cache
     measure("cold build", lambda: b.eval("cold build", b.submission(kind), cache, ["--no-timing"]), a.reps)
-    for h in HEADERS if kind == "cuda" else ["torch/extension.h", "ATen/ATen.h"]:
+    for h in [] if a.quick else HEADERS if kind == "cuda" else ["torch/extension.h", "ATen/ATen.h"]:
         measure(f"cold build + <{h}>", lambda h=h: b.eval(f"cold build + {h}", b.submission(kind, header=h), cache, ["--no-timing"]), a.reps)
     # 3. one op, its build cached
     sub = b.submission(kind, tag="cached")
     b.eval("cache it", sub, cache, ["--no-timing"])
-    measure("cached, timing (competition)", lambda: b.eval("cached timing", sub, cache), a.reps)
+    if not a.quick:
+        measure("cached, timing (competition)", lambda: b.eval("cached timing", sub, cache), a.reps)
     measure("cached, timing (rl-reward)", lambda: b.eval("cached timing rl", sub, cache, ["--policy", "rl-reward"]), a.reps)
     measure("cached, --no-timing", lambda: b.eval("cached no-timing", sub, cache, ["--no-timing"]), a.reps)
     # 4. nvrtc: no precompiled work; cold is a new source
-    if kind == "cuda":
+    if kind == "cuda" and not a.quick:
         measure("nvrtc cold, timing (competition)", lambda: b.eval("nvrtc cold", b.submission("nvrtc"), cache), a.reps)
         measure("nvrtc cold, --no-timing", lambda: b.eval("nvrtc cold nt", b.submission("nvrtc"), cache, ["--no-timing"]), a.reps)
         nsub = b.submission("nvrtc", tag="cached")
@@ -207,14 +213,15 @@ def main():
             measure(row, rep, a.reps)
 
         cached = lambda: sub
-        with Daemon(a.kernelgate, root, device, "competition", cache) as d:
-            through(d, "daemon: cached, timing (competition)", "daemon timing", cached)
-            through(d, "daemon: cached, --no-timing", "daemon nt", cached, ["--no-timing"])
-            if kind == "cuda":
-                through(d, "daemon: nvrtc cold, timing (competition)", "daemon nvrtc cold", lambda: b.submission("nvrtc"))
-                through(d, "daemon: nvrtc cold, --no-timing", "daemon nvrtc cold nt", lambda: b.submission("nvrtc"), ["--no-timing"])
-            time.sleep(a.daemon_pause)
-            through(d, "daemon: back to back, --no-timing", "daemon b2b", cached, ["--no-timing"], pause=False)
+        if not a.quick:
+            with Daemon(a.kernelgate, root, device, "competition", cache) as d:
+                through(d, "daemon: cached, timing (competition)", "daemon timing", cached)
+                through(d, "daemon: cached, --no-timing", "daemon nt", cached, ["--no-timing"])
+                if kind == "cuda":
+                    through(d, "daemon: nvrtc cold, timing (competition)", "daemon nvrtc cold", lambda: b.submission("nvrtc"))
+                    through(d, "daemon: nvrtc cold, --no-timing", "daemon nvrtc cold nt", lambda: b.submission("nvrtc"), ["--no-timing"])
+                time.sleep(a.daemon_pause)
+                through(d, "daemon: back to back, --no-timing", "daemon b2b", cached, ["--no-timing"], pause=False)
         with Daemon(a.kernelgate, root, device, "rl-reward", cache) as d:
             through(d, "daemon: cached, timing (rl-reward)", "daemon timing rl", cached, ["--policy", "rl-reward"])
             through(d, "daemon: cached, --no-timing (rl-reward)", "daemon nt rl", cached, ["--policy", "rl-reward", "--no-timing"])
