@@ -399,18 +399,7 @@ void evaluate_samples(OpState& op) {
     unpoisoned_check(op, all, passed);
     r.timing_s = seconds_since(t);
   }
-  // After an evaluation's last op nothing uses the eager runner it owns: that runner ends beside
-  // the op's, whose record the verdict waits for (each end is a process and, on a GPU, a CUDA
-  // context torn down).
-  std::future<void> eager_ended;
-  if (op.run.ops_done + 1 == op.run.ops_total && !op.run.options.eager_runner && op.run.eager())
-    eager_ended = std::async(std::launch::async, [&run = op.run] {
-      try {
-        finish_eager_runner(*run.eager_slot);
-      } catch (const std::exception&) {}  // its record is not evidence of anything
-    });
   finish_runner(op);
-  if (eager_ended.valid()) eager_ended.get();
 }
 
 // The op's verdict from its failures and violations; a wrong op never contributes a speedup.
