@@ -21,8 +21,9 @@ initialisers, the runners' shut-down, the reports). Rows:
                              between calls for the next worker to get ready (an agent writing its
                              next kernel leaves more); then back to back with no pause
 
---quick keeps the warm-up, one cold build and the rl-reward cached rows, in a process of their own
-and through the daemon (a short device call after a change to how an op starts or ends).
+--quick keeps the warm-up, one cold build, the rl-reward cached rows and the cached --no-timing
+row, in a process of their own, and the rl-reward rows through the daemon (a short device call
+after a change to how an op starts or ends).
 
 On the CPU (no GPU, or --device cpu) the cpu kind stands in for cuda and the nvrtc rows are left
 out. Every verdict must be pass (the script says which was not and exits 1).
@@ -160,7 +161,7 @@ def main():
     ap.add_argument("--keep", help="leave the submissions, caches and outputs in this folder")
     ap.add_argument("--daemon-pause", type=float, default=2.0, help="seconds between calls through the daemon (default 2)")
     ap.add_argument("--no-daemon", action="store_true", help="leave out the daemon rows")
-    ap.add_argument("--quick", action="store_true", help="only the warm-up, a cold build and the rl-reward cached rows")
+    ap.add_argument("--quick", action="store_true", help="only the warm-up, a cold build, the cached --no-timing row and the rl-reward cached rows")
     a = ap.parse_args()
     device = a.device
     if device is None:

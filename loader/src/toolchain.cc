@@ -137,8 +137,7 @@ std::vector<std::string> binds(bool torch) {
 
 std::vector<std::string> cxx_flags() {
   std::vector<std::string> f = {"-std=c++17", "-O2", "-fPIC", "-w"};
-  for (const auto& flag : split(KG_TORCH_CXX_FLAGS, ' '))
-    if (!flag.empty()) f.push_back(flag);
+  for (const auto& flag : words(KG_TORCH_CXX_FLAGS)) f.push_back(flag);
   if (KG_TORCH_CUDA) f.push_back("-DKG_TORCH_HAS_CUDA=1");
   for (const auto& d : torch_include_dirs()) f.push_back("-isystem" + d);
   return f;
@@ -153,11 +152,10 @@ std::vector<std::string> nvcc_flags(const std::string& arch) {
                                 // Device code for the target plus its PTX (for a newer device of the same family).
                                 "-gencode", "arch=compute_" + num + ",code=sm_" + num, "-gencode",
                                 "arch=compute_" + num + ",code=compute_" + num};
-  for (const auto& flag : split(KG_TORCH_CXX_FLAGS, ' '))
-    if (!flag.empty()) {
-      if (flag.rfind("-D", 0) == 0) f.push_back(flag);
-      else f.insert(f.end(), {"-Xcompiler", flag});
-    }
+  for (const auto& flag : words(KG_TORCH_CXX_FLAGS)) {
+    if (flag.rfind("-D", 0) == 0) f.push_back(flag);
+    else f.insert(f.end(), {"-Xcompiler", flag});
+  }
   if (KG_TORCH_CUDA) f.push_back("-DKG_TORCH_HAS_CUDA=1");
   f.push_back("-I" + shim_dir());
   for (const auto& d : torch_include_dirs()) f.insert(f.end(), {"-isystem", d});
@@ -204,9 +202,7 @@ std::string nvcc_dryrun(const std::string& arch, const BuildOptions& options, st
 
 std::vector<std::string> link_flags(bool cuda) {
   std::vector<std::string> f = {"-L" KG_TORCH_LIB_DIR, "-Wl,-z,defs", "-Wl,-rpath," KG_TORCH_LIB_DIR};
-  std::vector<std::string> linker;
-  for (const auto& flag : split(KG_LINKER_FLAG, ' '))
-    if (!flag.empty()) linker.push_back(flag);
+  const std::vector<std::string> linker = words(KG_LINKER_FLAG);
   f.insert(f.begin(), linker.begin(), linker.end());
   if (cuda && KG_TORCH_CUDA) f.insert(f.end(), {"-ltorch_cuda", "-lc10_cuda"});
   f.insert(f.end(), {"-ltorch_cpu", "-lc10"});

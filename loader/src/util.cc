@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace kg::loader {
 
@@ -25,6 +26,13 @@ std::vector<std::string> split(const std::string& s, char sep) {
     if (p == std::string::npos) break;
     start = p + 1;
   }
+  return out;
+}
+
+std::vector<std::string> words(const std::string& s) {
+  std::vector<std::string> out;
+  for (std::string& w : split(s, ' '))
+    if (!w.empty()) out.push_back(std::move(w));
   return out;
 }
 

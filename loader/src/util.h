@@ -9,6 +9,8 @@
 namespace kg::loader {
 
 std::vector<std::string> split(const std::string& s, char sep);
+// The blank-separated words of `s`, empty ones left out (a configured list of flags).
+std::vector<std::string> words(const std::string& s);
 std::string join(const std::vector<std::string>& v, const std::string& sep);
 std::string trim(const std::string& s);
 std::string replace_all(std::string s, const std::string& from, const std::string& to);
