@@ -6,8 +6,9 @@
 Each row runs `kernelgate eval` on the bundled relu example (`--ops relu.default --suite smoke`)
 as a user would, a fresh process each time, and prints the median wall time of --reps runs and,
 from results.json, the op's build_seconds, eval_seconds (its wait for the build included) and
-phase_seconds, and the rest of the wall time ("process": start-up with libtorch's static
-initialisers, the runners' shut-down, the reports). Rows:
+phase_seconds (samples, build_step, runner_start, device_wait, judging, timing, runner_end), the
+op's eval outside them ("other"), and the rest of the wall time ("process": start-up with
+libtorch's static initialisers, the eager runner's shut-down, the reports). Rows:
 
   first build, new cache     a fresh cache root, no warm-up: the one-time set-up built by the first build
   warmup                     `kernelgate warmup --kind K` into a fresh cache root (the README's alternative)
@@ -102,7 +103,12 @@ class Bench:
         if p.returncode != 0 or op.get("verdict") != "pass":
             self.failures.append(f"{label}: exit {p.returncode}, verdict {op.get('verdict')}: {p.stderr[-1500:]}")
         row = {"wall": wall, "build": op.get("build_seconds") or 0.0, "eval": op.get("eval_seconds") or 0.0}
-        row.update(op.get("phase_seconds") or {})
+        phases = dict(op.get("phase_seconds") or {})
+        if "build" in phases:  # the op's build step: its build (or wait for it), the cache's look-up, the static rules
+            phases["build_step"] = phases.pop("build")
+        row.update(phases)
+        if phases:  # the op's eval outside every phase it records
+            row["other"] = max(0.0, row["eval"] - sum(phases.values()))
         # eval_seconds runs from the op's start, its wait for its build included
         row["process"] = max(0.0, wall - row["eval"])
         return row
@@ -228,7 +234,8 @@ def main():
             through(d, "daemon: cached, --no-timing (rl-reward)", "daemon nt rl", cached, ["--policy", "rl-reward", "--no-timing"])
 
     print(f"one relu.default op, smoke suite, device {device}, kind {kind}, {os.cpu_count()} cores, median of the reps; seconds")
-    cols = ["wall", "build", "eval", "runner_start", "device_wait", "judging", "timing", "process"]
+    cols = ["wall", "build", "eval", "samples", "build_step", "runner_start", "device_wait", "judging", "timing",
+            "runner_end", "other", "process"]
     print(f"{'row':<36} {'reps':>4} {'target':>7} " + " ".join(f"{c:>12}" for c in cols) + "  met")
     for label, row, reps in results:
         t = TARGETS.get(label)

@@ -116,6 +116,15 @@ bool g_warm_taken = false;
   ::_exit(status);
 }
 
+// The caller's stdin, stdout and stderr given back before the reply: a caller that reads its
+// streams to their end (pipes) is done when the eval is, not once this worker has ended its
+// runners (a CUDA context's teardown each) and left.
+void release_caller_streams() {
+  kg::UniqueFd null(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  for (int i = 0; i < 3; ++i)
+    if (!null || ::dup2(null.get(), i) < 0) ::close(i);
+}
+
 [[noreturn]] void worker(const DaemonOptions& o, int listen_fd, kg::UniqueFd ready_pipe, const std::filesystem::path& work) {
   const int log_fd = ::fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a worker still waiting dies with the daemon
@@ -227,6 +236,7 @@ bool g_warm_taken = false;
   std::cout.flush();
   std::fflush(stdout);
   std::fflush(stderr);
+  release_caller_streams();
   replied = true;
   bool warm;
   {

@@ -357,10 +357,18 @@ bool timing_wanted(const OpState& op, const std::vector<Judged>& passed) {
 }
 
 // Asks the runner to exit and reads its record: a denied syscall, and anything the kernel wrote
-// to stdout.
+// to stdout. With a device pool, the record as of the runner's answer: its teardown (its memory, a
+// CUDA context) goes on in the pool, beside the op's verdict and what follows, and the pool's Quiet
+// waits for it, so timed calls never share the device with it.
 void finish_runner(OpState& op) {
   if (!op.runner_alive()) return;
-  sandbox::Record rec = op.runner->finish();
+  sandbox::Record rec;
+  if (op.run.pool) {
+    rec = op.runner->finish_answered();
+    op.run.pool->retire(std::move(op.runner));
+  } else {
+    rec = op.runner->finish();
+  }
   sandbox_violation(op.result, rec);
   // kg-runner itself never writes to stdout: whatever is there came from the submission,
   // and text shaped like a result is an attempt at the result channel (B17).
@@ -371,16 +379,22 @@ void finish_runner(OpState& op) {
 }
 
 void evaluate_samples(OpState& op) {
+  OpResult& r = op.result;
+  auto t = Clock::now();
   if (!resolve_schema(op)) return;
   const std::vector<Sample> all = collect_samples(op);
+  r.samples_s = seconds_since(t);
   op.run.progress(op.folder.op, "build", 0, all.size());
-  if (all.empty() || !build(op) || !runnable_here(op)) return;
+  if (all.empty()) return;
+  t = Clock::now();
+  const bool built = build(op);
+  r.build_step_s = seconds_since(t);
+  if (!built || !runnable_here(op)) return;
   if (op.run.options.self_check) op.request = op.run.eager_request(op.folder.op);
   // Builds never hold the device. Judging shares it with other ops' judging; timing has it alone.
-  OpResult& r = op.result;
   std::shared_lock<DeviceLock> shared;
   if (!start_runner(op, shared, r)) return;
-  auto t = Clock::now();
+  t = Clock::now();
   std::vector<Judged> passed = judge_samples(op, all);
   if (!op.run.options.repro && !op.must_stop()) run_trials(op, all, passed);
   r.judging_s = seconds_since(t);
@@ -399,7 +413,9 @@ void evaluate_samples(OpState& op) {
     unpoisoned_check(op, all, passed);
     r.timing_s = seconds_since(t);
   }
+  t = Clock::now();
   finish_runner(op);
+  r.runner_end_s = seconds_since(t);
 }
 
 // The op's verdict from its failures and violations; a wrong op never contributes a speedup.

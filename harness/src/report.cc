@@ -109,10 +109,9 @@ std::string report_json(const Report& rep) {
     if (!r.build_cache_rejected.empty()) o["build_cache_rejected"] = r.build_cache_rejected;
     if (!r.build_notes.empty()) o["build_notes"] = r.build_notes;
     o["eval_seconds"] = r.eval_s;
-    o["phase_seconds"] = {{"device_wait", r.device_wait_s},
-                          {"runner_start", r.runner_start_s},
-                          {"judging", r.judging_s},
-                          {"timing", r.timing_s}};
+    o["phase_seconds"] = {{"samples", r.samples_s},           {"build", r.build_step_s}, {"device_wait", r.device_wait_s},
+                          {"runner_start", r.runner_start_s}, {"judging", r.judging_s},  {"timing", r.timing_s},
+                          {"runner_end", r.runner_end_s}};
     if (!r.error.empty()) o["error"] = r.error;
     if (!r.build_log.empty() && r.verdict != Verdict::Pass) o["build_log"] = r.build_log;
     ops.push_back(o);

@@ -13,7 +13,7 @@
 //              time the call (CUDA events on the runner's stream, or the monotonic clock),
 //              wait for the device to be idle; encode returns and post-call arguments (call.cc,
 //              call_run.cc)
-//   Shutdown   exit
+//   Shutdown   write out the streams' buffers, answer ShutdownDone (not a python runner), exit
 #include "instrument.h"
 #include "kernelgate/protocol.h"
 #include "kg_runner.h"
@@ -33,6 +33,12 @@
 #include <vector>
 
 namespace kg::runner {
+
+void flush_streams() {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+}
 
 bool Runner::say_hello() {
   protocol::HelloMsg hello{};
@@ -76,7 +82,17 @@ int Runner::serve() {
         if (!call(*m, std::move(passed))) return 5;  // device error: the context is gone
         break;
       }
-      case protocol::MsgType::Shutdown: return 0;
+      case protocol::MsgType::Shutdown: {
+        // With the streams written, the supervisor takes the record now and need not wait for
+        // this process's teardown (its memory, a CUDA context). Python's own buffers are written
+        // only as its interpreter ends, so a python runner says nothing and is waited for.
+        if (python_started()) return 0;
+        flush_streams();
+        protocol::ShutdownDoneMsg done{};
+        protocol::init_header(done, protocol::MsgType::ShutdownDone);
+        channel_.send(done);
+        return 0;
+      }
       default: return 4;
     }
   }
@@ -106,8 +122,6 @@ int main(int argc, char** argv) {
   // left in the streams' buffers is written first, so the record's stdout, where B17 looks, is as
   // complete as after a return (tests/exploits/protocol_stdout_forge_buffered). A python runner
   // returns: its interpreter's own buffers are written when it is finalised.
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
+  runner::flush_streams();
   ::_exit(rc);
 }

@@ -30,6 +30,9 @@ struct LoadedOp {
   bool host_code = false;   // a cpu or cuda shared object: the submission's own code calls the device
 };
 
+// Writes what the C and C++ streams hold (a kernel's output still buffered) to their descriptors.
+void flush_streams();
+
 class Runner {
  public:
   explicit Runner(int channel_fd) : channel_(channel_fd) {}

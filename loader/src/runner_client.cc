@@ -604,13 +604,31 @@ CallOutcome RunnerClient::read_reply(const protocol::CallResultMsg& reply, const
   return out;
 }
 
-sandbox::Record RunnerClient::finish() {
+sandbox::Record RunnerClient::finish() { return end(true); }
+
+// Under KERNELGATE_AUDIT_RUNNER the record is the whole box's, its teardown's syscalls included.
+sandbox::Record RunnerClient::finish_answered() { return end(std::getenv("KERNELGATE_AUDIT_RUNNER") != nullptr); }
+
+sandbox::Record RunnerClient::end(bool wait_for_exit) {
   if (alive_) {
     protocol::MsgHeader h{protocol::kMagic, protocol::kVersion, static_cast<uint32_t>(protocol::MsgType::Shutdown), sizeof h};
     ::send(sock_.get(), &h, sizeof h, MSG_NOSIGNAL);
+    const auto deadline = Clock::now() + std::chrono::seconds(2);
+    protocol::ShutdownDoneMsg done{};
+    bool answered = false;
+    try {
+      answered = recv_msg(sock_.get(), protocol::MsgType::ShutdownDone, &done, 2.0);
+    } catch (const std::exception&) {
+      // Closed without an answer (a python runner, one that died) or out of turn: waited for below.
+    }
+    if (answered && !wait_for_exit) {
+      alive_ = false;
+      return process_->snapshot();
+    }
     // Give it a moment to exit by itself (the channel closes), then the sandbox's kill.
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     pollfd p{sock_.get(), POLLIN, 0};
-    ::poll(&p, 1, 2000);
+    if (left > 0) ::poll(&p, 1, static_cast<int>(left));
     if (!record_ && waiter_.wait_for(std::chrono::milliseconds(500)) == std::future_status::ready) record_ = waiter_.get();
   }
   sandbox::Record rec = stop("shutdown");

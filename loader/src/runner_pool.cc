@@ -33,7 +33,34 @@ RunnerPool::~RunnerPool() {
   }
   cv_.notify_all();
   if (refiller_.joinable()) refiller_.join();
-  ready_.clear();  // each one's box is killed and reaped, its folder removed
+  if (ender_.joinable()) ender_.join();  // ends what was retired first
+  ready_.clear();                        // each one's box is killed and reaped, its folder removed
+}
+
+void RunnerPool::retire(std::unique_ptr<RunnerClient> runner) {
+  if (!runner) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    retired_.push_back(std::move(runner));
+    if (!ender_.joinable()) ender_ = std::thread([this] { end_retired(); });
+  }
+  cv_.notify_all();
+}
+
+void RunnerPool::end_retired() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    cv_.wait(lock, [this] { return !retired_.empty() || stopping_; });
+    if (retired_.empty()) return;  // stopping, and everything retired has ended
+    std::unique_ptr<RunnerClient> r = std::move(retired_.front());
+    retired_.pop_front();
+    ending_ = true;
+    lock.unlock();
+    r.reset();  // kills what is left of the box and reaps it, removes its folder
+    lock.lock();
+    ending_ = false;
+    cv_.notify_all();  // a Quiet waiting for the ends
+  }
 }
 
 void RunnerPool::prepare(RunnerClient& r) const {

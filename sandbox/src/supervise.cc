@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include <poll.h>
 #include <linux/sched.h>
 #include <sched.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -123,6 +125,15 @@ struct Process::Impl {
   std::string setup_error;
   std::string report_buf;
 
+  // snapshot(): asked through `wake` (an eventfd the loop polls) and answered by the monitor, the
+  // pipes' only reader, into `snap`; `monitor_done` once `rec` is final.
+  UniqueFd wake;
+  uint64_t snapshots_asked = 0;
+  uint64_t snapshots_served = 0;
+  Record snap;
+  bool monitor_done = false;
+  std::condition_variable snap_cv;
+
   std::thread monitor;  // runs loop() + reap_and_finish() from start() on
 
   // Caller holds mu. The pidfd cannot name a recycled pid; the cgroup catches anything that the
@@ -224,8 +235,52 @@ struct Process::Impl {
       rec.status = Status::XX;
       rec.message = std::string("supervisor: ") + e.what();
     }
-    std::lock_guard<std::mutex> lock(mu);
-    cg.reset();  // remove the cgroup now that the tree is gone
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      cg.reset();  // remove the cgroup now that the tree is gone
+      monitor_done = true;
+    }
+    snap_cv.notify_all();
+  }
+
+  // Reads what `fd` holds now, without waiting for more.
+  void read_available(UniqueFd& fd, bool is_err) {
+    while (fd) {
+      pollfd q{fd.get(), POLLIN, 0};
+      if (::poll(&q, 1, 0) != 1 || !read_output(fd, is_err)) return;
+    }
+  }
+
+  // The record as of now (Process::snapshot), on the monitor thread: whatever the box wrote
+  // before it was asked is in the pipes by now, and a syscall waiting in the listener is judged.
+  void serve_snapshot() {
+    uint64_t count;
+    while (::read(wake.get(), &count, sizeof count) < 0 && errno == EINTR) {}
+    read_available(out_r, false);
+    read_available(err_r, true);
+    if (listener) drain_listener();
+    Record s;
+    s.status = Status::OK;
+    s.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
+    if (cg) s.cpu_s = std::max(0.0, cg->cpu_seconds());
+    s.stdout_text = stdout_text;
+    s.stderr_text = stderr_text;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      s.syscall = violation;
+      if (forced) {
+        s.status = forced_status;
+        s.message = forced_message;
+      }
+      if (audit && !audited.empty()) {
+        std::string list;
+        for (const auto& a : audited) list += (list.empty() ? "" : ",") + a;
+        s.message += (s.message.empty() ? "" : "; ") + std::string("audit: outside the profile: ") + list;
+      }
+      snap = std::move(s);
+      snapshots_served = snapshots_asked;
+    }
+    snap_cv.notify_all();
   }
 
   void read_reports() {
@@ -342,11 +397,13 @@ struct Process::Impl {
   void loop() {
     bool init_gone = false;
     while (!init_gone) {
-      pollfd p[6];
+      pollfd p[7];
       int n = 0;
       int i_pid = -1, i_rep = -1, i_out = -1, i_err = -1, i_not = -1, i_lis = -1;
       p[n] = {pidfd.get(), POLLIN, 0};
       i_pid = n++;
+      p[n] = {wake.get(), POLLIN, 0};
+      const int i_wake = n++;
       if (report_r) {
         p[n] = {report_r.get(), POLLIN, 0};
         i_rep = n++;
@@ -399,6 +456,7 @@ struct Process::Impl {
         double cpu = cg->cpu_seconds();
         if (cpu > limits.cpu_s) force(Status::TO, "CPU time limit of " + secs(limits.cpu_s) + " exceeded");
       }
+      if (p[i_wake].revents & POLLIN) serve_snapshot();
       if (p[i_pid].revents & POLLIN) init_gone = true;
     }
   }
@@ -496,6 +554,17 @@ Record Process::wait() {
   return impl_->rec;
 }
 
+Record Process::snapshot() {
+  Impl& i = *impl_;
+  std::unique_lock<std::mutex> lock(i.mu);
+  if (i.monitor_done) return i.rec;
+  const uint64_t ticket = ++i.snapshots_asked;
+  const uint64_t one = 1;
+  if (::write(i.wake.get(), &one, sizeof one) != static_cast<ssize_t>(sizeof one)) throw_errno("snapshot: write to the monitor's eventfd");
+  i.snap_cv.wait(lock, [&] { return i.snapshots_served >= ticket || i.monitor_done; });
+  return i.snapshots_served >= ticket ? i.snap : i.rec;
+}
+
 void Process::kill(const std::string& reason) { impl_->force(Status::SG, "killed by the supervisor: " + reason); }
 
 void Process::restart_clock() { impl_->restart_deadline(Clock::now()); }
@@ -526,6 +595,8 @@ void check_spec(const Spec& spec) {
 std::unique_ptr<Process> start(const Spec& spec) {
   check_spec(spec);
   auto impl = std::make_unique<Process::Impl>();
+  impl->wake.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!impl->wake) throw_errno("eventfd (the monitor's wake-up)");
   impl->limits = spec.limits;
   impl->capture = spec.capture_output;
   impl->audit = spec.audit_syscalls;

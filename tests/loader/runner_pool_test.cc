@@ -277,6 +277,50 @@ TEST(RunnerPool, OnCudaAQuietHoldsBackNeitherStartNorDeviceSetUp) {
   EXPECT_EQ(cpu.stats().started_ahead, 1u);  // the next one waits for the Quiet's end
 }
 
+// A kernel that leaves text in stdout's buffer (no newline, no flush) on every call.
+const char* kTalker = R"(#include <ATen/ATen.h>
+#include <cstdio>
+at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
+  std::printf("talker-was-here;");
+  return self.clamp_min(0);
+}
+)";
+
+// A runner's record is taken at its answer to Shutdown, with what the kernel left in its buffers;
+// retired to the pool, it has ended (box reaped, folder removed) once a Quiet is made.
+TEST(RunnerPool, ARetiredRunnersRecordCameWithItsAnswerAndItHasEndedWhenAQuietIsMade) {
+  BuiltRelu talker(kTalker);
+  ASSERT_TRUE(talker.built.ok) << all_diagnostics(talker.built);
+  TempDir root;
+  RunnerPool pool(pool_options(root.path, 0));
+  std::unique_ptr<RunnerClient> r = pool.take();
+  LoadRequest req = load_request(talker.op, talker.built, Device::Cpu);
+  req.artifact = r->stage(talker.built.artifact);
+  ASSERT_EQ(load_message(r->load(req)), "");
+  const CallOutcome out = r->call({at::randn({8})}, 1, 10);
+  ASSERT_EQ(out.kind, CallOutcome::Kind::Ok) << out.message;
+  const pid_t box = r->pid();
+  const kg::sandbox::Record rec = r->finish_answered();
+  EXPECT_EQ(rec.status, kg::sandbox::Status::OK) << rec.to_json();
+  EXPECT_EQ(rec.stdout_text, "talker-was-here;") << rec.to_json();
+  EXPECT_FALSE(r->alive());
+  pool.retire(std::move(r));
+  {
+    RunnerPool::Quiet quiet(&pool);
+    EXPECT_FALSE(fs::exists(fs::path(req.artifact).parent_path())) << req.artifact;
+    EXPECT_NE(::kill(box, 0), 0) << "the box's init " << box << " is still there";
+  }
+  // The same kernel's record after a whole end (finish): the same text, and how it exited.
+  std::unique_ptr<RunnerClient> whole = pool.take();
+  req.artifact = whole->stage(talker.built.artifact);
+  ASSERT_EQ(load_message(whole->load(req)), "");
+  ASSERT_EQ(whole->call({at::randn({8})}, 1, 10).kind, CallOutcome::Kind::Ok);
+  const kg::sandbox::Record full = whole->finish();
+  EXPECT_EQ(full.status, kg::sandbox::Status::OK) << full.to_json();
+  EXPECT_EQ(full.exit_code, 0) << full.to_json();
+  EXPECT_EQ(full.stdout_text, "talker-was-here;") << full.to_json();
+}
+
 TEST(RunnerPool, NeedsAStagingRootAndServesOnlyItsOwnOptions) {
   RunnerPool::Options o = pool_options("", 0);
   EXPECT_THROW(RunnerPool{o}, std::invalid_argument);

@@ -457,4 +457,31 @@ TEST(SandboxClock, RestartingTheClockGivesTheWholeWallLimitFromThen) {
   EXPECT_NE(control.message.find("wall time limit"), std::string::npos) << describe(control);
 }
 
+// A caller that knows the box's work is done takes its record while it still runs: what it wrote
+// before (a pipe's bytes the monitor had not read yet included), status OK, the box alive; the
+// record after its end is the whole one, and a snapshot then returns that.
+TEST(SandboxSnapshot, HasWhatTheBoxWroteWhileItStillRuns) {
+  TempDir shared;
+  const std::string flag = shared / "written";
+  auto s = spec(Profile::Compile, {"/bin/sh", "-c", "printf said-first; printf to-err >&2; : > " + flag + "; exec sleep 30"});
+  s.binds.push_back({shared.path(), true});
+  const std::string marker = next_marker();
+  s.env.push_back(marker);
+  auto proc = sb::start(s);
+  for (int i = 0; i < 200 && ::access(flag.c_str(), F_OK) != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_EQ(::access(flag.c_str(), F_OK), 0) << "the box never got to its flag";
+  const sb::Record snap = proc->snapshot();
+  EXPECT_EQ(snap.status, Status::OK) << describe(snap);
+  EXPECT_EQ(snap.stdout_text, "said-first") << describe(snap);
+  EXPECT_EQ(snap.stderr_text, "to-err") << describe(snap);
+  EXPECT_FALSE(processes_with(marker).empty()) << "the snapshot ended the box";
+  proc->kill("test");
+  const sb::Record end = proc->wait();
+  EXPECT_EQ(end.status, Status::SG) << describe(end);
+  EXPECT_EQ(end.stdout_text, "said-first") << describe(end);
+  const sb::Record after = proc->snapshot();
+  EXPECT_EQ(after.status, Status::SG) << describe(after);
+  EXPECT_TRUE(processes_with(marker).empty());
+}
+
 }  // namespace

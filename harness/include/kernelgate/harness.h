@@ -305,13 +305,19 @@ struct OpResult {
   std::string build_cache_rejected;      // a cache entry failed its digest check and was rebuilt: why
   std::vector<std::string> build_notes;  // how the build ran (loader::BuildResult::notes)
   double eval_s = 0;
-  // Where eval_s went (results.json's phase_seconds): waiting for the device lock (shared for
-  // judging, then alone for timing), getting a runner with the artifact loaded, judging (the
-  // samples and the trials, with the device shared) and the timing with the device alone.
+  // Where eval_s went (results.json's phase_seconds): the op's schema and suite samples looked
+  // up, its build step (the build, or the wait for the build ahead, with the cache's look-up, and
+  // the static rules on the artifact), waiting for the device lock (shared for judging, then
+  // alone for timing), getting a runner with the artifact loaded, judging (the samples and the
+  // trials, with the device shared), the timing with the device alone, and the runner's end (its
+  // exit and record).
+  double samples_s = 0;
+  double build_step_s = 0;
   double device_wait_s = 0;
   double runner_start_s = 0;
   double judging_s = 0;
   double timing_s = 0;
+  double runner_end_s = 0;
   // Failure concentration: trait name -> failures with that trait.
   std::map<std::string, int> failure_traits;
   // How far the evaluation got, so a report can tell "nothing found" from "never looked".

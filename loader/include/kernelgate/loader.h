@@ -356,8 +356,14 @@ class RunnerClient {
   bool alive() const { return alive_; }
   // The runner's box has ended (or it was stopped) without this client having seen it yet.
   bool exited() const;
-  // Asks the runner to exit and returns its record.
+  // Asks the runner to exit and returns its record once its box is gone.
   sandbox::Record finish();
+  // Asks the runner to exit and returns its record as of its answer (protocol::ShutdownDone):
+  // everything it wrote and every syscall refused until then; its box is still ending (its
+  // memory, a CUDA context), and the client's destruction waits for that, wherever it costs no
+  // one (RunnerPool::retire). A runner that does not answer (a python runner, whose interpreter
+  // writes its buffers while it ends; one that died) is waited for as by finish().
+  sandbox::Record finish_answered();
 
  private:
   RunnerClient() = default;
@@ -373,6 +379,8 @@ class RunnerClient {
                          const uint8_t* output_region);
   // Kills the runner (when still running) and returns its record, once waited for.
   sandbox::Record stop(const std::string& why);
+  // finish() and finish_answered().
+  sandbox::Record end(bool wait_for_exit);
   std::unique_ptr<sandbox::Process> process_;
   // The sandbox's supervision (seccomp listener, output capture, limits) runs inside
   // Process::wait(), so a thread sits in it for the runner's whole life.

@@ -52,6 +52,12 @@ class RunnerPool {
   // limits): a caller with other options starts its own.
   bool serves(const RunnerOptions& o) const;
 
+  // Ends a runner its caller is done with (after RunnerClient::finish_answered) on a thread of the
+  // pool's, beside the caller's next work: its box's teardown (the process's memory, a CUDA
+  // context) is no one's wait but a Quiet's and the pool's destructor's. Any runner may be
+  // retired here, taken from the pool or not.
+  void retire(std::unique_ptr<RunnerClient> runner);
+
   // The pool's owner now knows it will take `runners` in all (a pool started before its
   // evaluation's ops were known): from here on at most that many are started over the pool's
   // life, ahead or on demand (Options::max_ahead), never fewer than were started already.
@@ -59,7 +65,8 @@ class RunnerPool {
 
   // While a Quiet lives, the pool touches the device with no runner: on the CPU no runner starts
   // or prepares at all (its start-up is CPU work, which would move CPU timings); what was under
-  // way has finished when the Quiet is made. On cuda a Quiet holds nothing back: a runner's
+  // way has finished when the Quiet is made. On every device the runners retired before it have
+  // ended when it is made (a teardown frees device memory). On cuda a Quiet holds no start back: a runner's
   // start-up there is host work on other cores, and its device set-up (a CUDA context, its flush
   // buffer, one one-element kernel) was measured on the H200 not to move timed calls beside it
   // (tools/context-beside-timing.py, docs/batches.md). Submission code is never loaded by the
@@ -83,10 +90,11 @@ class RunnerPool {
     bool prepared = false;
   };
   void refill();
+  void end_retired();
   void prepare(RunnerClient& r) const;  // throws when the runner cannot set its device up
   // Whether a runner's start or preparation under way now would share the device with timed
   // calls (mu_ held).
-  bool device_busy() const { return !beside_timing() && (preparing_ || starting_); }
+  bool device_busy() const { return (!beside_timing() && (preparing_ || starting_)) || !retired_.empty() || ending_; }
   bool beside_timing() const { return options_.device == Device::Cuda; }
 
   const Options options_;
@@ -100,6 +108,9 @@ class RunnerPool {
   bool preparing_ = false;
   bool stopping_ = false;
   std::thread refiller_;
+  std::deque<std::unique_ptr<RunnerClient>> retired_;  // waiting for the ender
+  bool ending_ = false;                                // the ender is ending one now
+  std::thread ender_;                                  // started by the first retire()
 };
 
 }  // namespace kg::loader

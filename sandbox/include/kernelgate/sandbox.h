@@ -97,6 +97,12 @@ class Process {
   pid_t pid() const;
   // Blocks until the child tree is gone (exit, signal, or a limit), returns the record.
   Record wait();
+  // The record as of now, the tree still running: everything it wrote before the call (read from
+  // the pipes by the monitor first), a syscall the filter refused, and why the supervisor killed
+  // it if it did (status OK otherwise; no exit code, signal or peak memory yet). The final record
+  // once the tree is gone. For a caller that knows the box's work is done (the runner said so) and
+  // need not wait for its teardown.
+  Record snapshot();
   // Kills the whole tree now (the record says why, from `reason`).
   void kill(const std::string& reason);
   // The wall-clock limit counts from now on (a box started ahead of its work, e.g. a runner

@@ -31,7 +31,8 @@ constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 // 10: LoadMsg flags (kLoadInstallOverAten, kLoadGradient, kLoadInstallAutograd), ModelAction::Train and
 //     ModelAction::Backward (train-check, grad-check, a KernelBench solution's own autograd).
 // 11: LoadMsg flag kLoadListExtensions (a python source's load_inline calls, listed before it runs).
-constexpr uint32_t kVersion = 11;
+// 12: ShutdownDone (the supervisor takes the runner's record then, not after its teardown).
+constexpr uint32_t kVersion = 12;
 constexpr int kRunnerFd = 3;
 
 enum class MsgType : uint32_t {
@@ -42,6 +43,9 @@ enum class MsgType : uint32_t {
   CallResult = 5,  // runner -> supervisor
   Shutdown = 6,    // supervisor -> runner
   Prepare = 7,     // supervisor -> runner: set the device up now (answered by a LoadResult); no artifact
+  // runner -> supervisor, the answer to Shutdown: everything it wrote is in its streams and it
+  // exits now. A runner whose interpreter writes its own buffers while it ends (python) sends none.
+  ShutdownDone = 8,
 };
 
 enum class CallStatus : uint32_t {
@@ -147,6 +151,11 @@ struct HelloMsg {
   int32_t pid;
   uint32_t reserved;
   char torch_version[64];
+};
+
+// The answer to Shutdown (MsgType::ShutdownDone): the header alone.
+struct ShutdownDoneMsg {
+  MsgHeader h;
 };
 
 struct LoadMsg {
