@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -133,6 +134,25 @@ std::string outcome_text(const CallOutcome& out) {
   return out.message.empty() ? std::string(sandbox::status_name(out.record.status)) : out.message;
 }
 
+// The runners' end (phase_seconds' runner_end): from the first Mark's destruction to the Clock's.
+// A Clock is declared before a judge's runners and a Mark after each, so that the runners are
+// destroyed between the two whichever way the judge returns.
+struct EndClock {
+  explicit EndClock(double* seconds) : seconds_(seconds) {}
+  ~EndClock() {
+    if (started_) *seconds_ = seconds_since(*started_);
+  }
+  struct Mark {
+    explicit Mark(EndClock& c) : c_(c) {}
+    ~Mark() {
+      if (!c_.started_) c_.started_ = Clock::now();
+    }
+    EndClock& c_;
+  };
+  double* seconds_;
+  std::optional<Clock::time_point> started_;
+};
+
 class PairJudge {
  public:
   PairJudge(const Pair& pair, const harness::EvalOptions& options, const policy::Policy& policy, uint64_t seed)
@@ -163,18 +183,25 @@ class PairJudge {
  private:
   void judge(const std::string& staging) {
     auto t = Clock::now();
+    EndClock ended(&r_.runner_end_s);
     Side problem(options_, policy_, staging);
+    const EndClock::Mark problem_ends(ended);
     std::string init;
     if (auto e = problem.load(pair_.problem, loader::LoadRequest::Model::Problem, derived_seed(seed_, 100), "", &init)) {
       r_.error = "the problem's fault: " + pair_.problem + " cannot be loaded: " + e->message;
       return;
     }
     problem_ = &problem;
+    r_.runner_start_s = seconds_since(t);
+    t = Clock::now();
     if (!make_samples(problem)) return;
     const std::optional<std::vector<at::Tensor>> state = model_state(problem);
+    r_.samples_s = seconds_since(t);
     if (!state) return;
+    t = Clock::now();
     auto solution = std::make_unique<Side>(options_, policy_, staging);
-    r_.runner_start_s = seconds_since(t);
+    const EndClock::Mark solution_ends(ended);
+    r_.runner_start_s += seconds_since(t);
     if (!load_solution(*solution, init)) return;
     // load_inline's calls found no library: built now, then the solution runs again in a fresh
     // runner with them staged beside it.
@@ -182,7 +209,10 @@ class PairJudge {
     if (!asked) return;
     if (!asked->empty()) {
       std::vector<std::string> built;
-      if (!build_extensions(*asked, &built)) return;
+      t = Clock::now();
+      const bool extensions_built = build_extensions(*asked, &built);
+      r_.build_step_s = seconds_since(t);
+      if (!extensions_built) return;
       t = Clock::now();
       solution.reset();
       solution = std::make_unique<Side>(options_, policy_, staging);

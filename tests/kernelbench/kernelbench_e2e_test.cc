@@ -93,6 +93,12 @@ TEST_F(KernelBenchE2E, AnHonestPairPassesEveryFamily) {
   EXPECT_EQ(r.op.value("verdict", ""), "pass") << r.op.dump(1);
   EXPECT_EQ(r.op.value("suite", ""), "kernelbench");
   EXPECT_EQ(r.op["tests"].value("total", 0), 5) << "three draws, non-contiguous copies, special values";
+  // Where the pair's time went: two runners started and ended, the problem's inputs drawn, the
+  // solution judged; nothing was built.
+  const nlohmann::json& phases = r.op["phase_seconds"];
+  for (const char* measured : {"runner_start", "samples", "judging", "runner_end"})
+    EXPECT_GT(phases.value(measured, 0.0), 0.0) << measured << ": " << phases.dump();
+  EXPECT_EQ(phases.value("build", -1.0), 0.0) << phases.dump();
 }
 
 TEST_F(KernelBenchE2E, AProblemWithoutModelIsTheProblemsFault) {
@@ -171,6 +177,7 @@ class ModelNew(nn.Module):
   EXPECT_TRUE(r.op["violations"].empty()) << r.op.dump(1);
   const std::string notes = r.op["build_notes"].dump();
   EXPECT_NE(notes.find("load_inline(relu_ext): load_inline flags not applied: -fopenmp"), std::string::npos) << notes;
+  EXPECT_GT(r.op["phase_seconds"].value("build", 0.0), 0.0) << r.op["phase_seconds"].dump();  // the extension's build
 }
 
 // --device cuda where there is no GPU is the command's error (exit 2), never the problem's fault.
