@@ -4,6 +4,7 @@
 // killed takes its worker with it; SIGTERM stops the daemon and removes its socket.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -65,6 +66,14 @@ class Daemon {
   }
   std::string env() const { return "env KERNELGATE_DAEMON=" + socket_ + " "; }
   std::string log() const { return read(log_); }
+  // The log once it holds `part` (at most 10 s): a worker writes its "exit N after" line after its
+  // reply, so a caller can be back before it.
+  std::string log_with(const std::string& part) const {
+    std::string text;
+    for (int i = 0; i < 200 && (text = log()).find(part) == std::string::npos; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return text;
+  }
   const std::string& socket() const { return socket_; }
 
  private:
@@ -121,7 +130,7 @@ TEST(Daemon, EvalThroughTheDaemonHasTheVerdictsFilesAndStatusOfItsOwnProcess) {
   CommandResult bad = run_shell(daemon.env() + KG_BINARY " eval --no-such-option", 60);
   EXPECT_EQ(bad.status, 2) << bad.output;
   EXPECT_CONTAINS(bad.output, "usage: kernelgate eval");
-  const std::string log = daemon.log();
+  const std::string log = daemon.log_with("exit 1 after");
   EXPECT_CONTAINS(log, "examples/correct --no-timing --seed 7");
   EXPECT_CONTAINS(log, "exit 1 after");
   EXPECT_CONTAINS(log, "(runners started ahead)");
@@ -139,14 +148,15 @@ TEST(Daemon, TimedEvalTakesTheRunnersStartedAheadOnlyWhenItsLimitsMatch) {
   ASSERT_EQ(r["ops"].size(), 1u);
   EXPECT_EQ(r["ops"][0]["verdict"], "pass");
   EXPECT_FALSE(r["ops"][0]["timing"].empty()) << r["ops"][0].dump();
-  EXPECT_CONTAINS(daemon.log(), "exit 0 after");
+  EXPECT_CONTAINS(daemon.log_with("exit 0 after"), "exit 0 after");
   EXPECT_CONTAINS(daemon.log(), "(runners started ahead)");
   EXPECT_EQ(daemon.log().find("not the runners started ahead"), std::string::npos) << daemon.log();
   // The competition policy's limits are not rl-reward's: the worker starts runners of its own.
   CommandResult other = run_shell(daemon.env() + KG_BINARY + args + (d / "other").string() + " --policy competition", 600);
   EXPECT_EQ(other.status, 0) << other.output;
   EXPECT_EQ(load_results(d / "other")["ops"][0]["verdict"], "pass");
-  EXPECT_CONTAINS(daemon.log(), "(not the runners started ahead: its device, limits or --no-runner-pool differ)");
+  EXPECT_CONTAINS(daemon.log_with("(not the runners started ahead"),
+                  "(not the runners started ahead: its device, limits or --no-runner-pool differ)");
   fs::remove_all(d);
 }
 
@@ -287,6 +297,49 @@ TEST(Daemon, ACallerKilledTakesItsWorkerAndRunnersWithIt) {
   // The daemon serves the next caller.
   CommandResult ok = relu_through(daemon, d / "ok");
   EXPECT_EQ(ok.status, 0) << ok.output;
+  fs::remove_all(d);
+}
+
+// A caller that reads its output through a pipe to the end (an RL trainer's capture_output) is done
+// when its eval is: the worker gives the caller's streams back before it replies, so the pipe is at
+// its end once the launcher has exited, while the worker may still be ending its runners. Without
+// that, the pipe stays open until the worker has left (its runners' ends, tens of milliseconds).
+TEST(Daemon, ACallersPipeEndsWithTheReplyNotWithTheWorker) {
+  fs::path d = temp_dir("daemon-pipe");
+  Daemon daemon(d, "--policy rl-reward");
+  ASSERT_TRUE(daemon.ready()) << daemon.log();
+  for (int round = 0; round < 3; ++round) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const fs::path out = d / ("out" + std::to_string(round));
+    pid_t caller = ::fork();
+    if (caller == 0) {
+      ::setenv("KERNELGATE_DAEMON", daemon.socket().c_str(), 1);
+      ::dup2(fds[1], STDOUT_FILENO);
+      ::dup2(fds[1], STDERR_FILENO);
+      ::close(fds[0]);
+      ::close(fds[1]);
+      ::execl(KG_BINARY, "kernelgate", "eval", KG_SOURCE_DIR "/examples/correct", "--ops", "relu.default", "--no-timing", "--policy",
+              "rl-reward", "--out", out.c_str(), nullptr);
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    std::string text;
+    int st = 0;
+    ::waitpid(caller, &st, 0);
+    ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << st;
+    // The launcher has its reply and is gone: what the pipe holds is all there is, then its end.
+    ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fds[0], buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
+    const int err = errno;
+    ::close(fds[0]);
+    EXPECT_EQ(n, 0) << "the pipe was still open once the launcher had exited (" << std::strerror(err) << "): the worker held it";
+    EXPECT_CONTAINS(text, "results: " + (out / "results.json").string());
+    EXPECT_EQ(text.find("declined"), std::string::npos) << text;
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // the next worker's runners
+  }
   fs::remove_all(d);
 }
 
