@@ -89,14 +89,17 @@ struct Sample {
 // One side's runner: the problem's or the solution's, each in its own box with its own staged file.
 class Side {
  public:
-  Side(const harness::EvalOptions& options, const policy::Policy& policy, const std::string& staging_root)
-      : device_(options.device == names::Device::Cuda ? loader::Device::Cuda : loader::Device::Cpu) {
+  // Its end's time is added to *end_s (phase_seconds' runner_end).
+  Side(const harness::EvalOptions& options, const policy::Policy& policy, const std::string& staging_root, double* end_s)
+      : device_(options.device == names::Device::Cuda ? loader::Device::Cuda : loader::Device::Cpu), end_s_(end_s) {
     loader::RunnerOptions ro = harness::runner_options(options, policy, "");
     ro.staging_root = staging_root;
     client_ = loader::RunnerClient::start(ro);
   }
   ~Side() {
+    const auto t = Clock::now();
     if (client_) client_->finish();
+    *end_s_ += seconds_since(t);
   }
   Side(const Side&) = delete;
   Side& operator=(const Side&) = delete;
@@ -127,31 +130,13 @@ class Side {
 
  private:
   loader::Device device_;
+  double* end_s_;
   std::unique_ptr<loader::RunnerClient> client_;
 };
 
 std::string outcome_text(const CallOutcome& out) {
   return out.message.empty() ? std::string(sandbox::status_name(out.record.status)) : out.message;
 }
-
-// The runners' end (phase_seconds' runner_end): from the first Mark's destruction to the Clock's.
-// A Clock is declared before a judge's runners and a Mark after each, so that the runners are
-// destroyed between the two whichever way the judge returns.
-struct EndClock {
-  explicit EndClock(double* seconds) : seconds_(seconds) {}
-  ~EndClock() {
-    if (started_) *seconds_ = seconds_since(*started_);
-  }
-  struct Mark {
-    explicit Mark(EndClock& c) : c_(c) {}
-    ~Mark() {
-      if (!c_.started_) c_.started_ = Clock::now();
-    }
-    EndClock& c_;
-  };
-  double* seconds_;
-  std::optional<Clock::time_point> started_;
-};
 
 class PairJudge {
  public:
@@ -183,9 +168,7 @@ class PairJudge {
  private:
   void judge(const std::string& staging) {
     auto t = Clock::now();
-    EndClock ended(&r_.runner_end_s);
-    Side problem(options_, policy_, staging);
-    const EndClock::Mark problem_ends(ended);
+    Side problem(options_, policy_, staging, &r_.runner_end_s);
     std::string init;
     if (auto e = problem.load(pair_.problem, loader::LoadRequest::Model::Problem, derived_seed(seed_, 100), "", &init)) {
       r_.error = "the problem's fault: " + pair_.problem + " cannot be loaded: " + e->message;
@@ -199,8 +182,7 @@ class PairJudge {
     r_.samples_s = seconds_since(t);
     if (!state) return;
     t = Clock::now();
-    auto solution = std::make_unique<Side>(options_, policy_, staging);
-    const EndClock::Mark solution_ends(ended);
+    auto solution = std::make_unique<Side>(options_, policy_, staging, &r_.runner_end_s);
     r_.runner_start_s += seconds_since(t);
     if (!load_solution(*solution, init)) return;
     // load_inline's calls found no library: built now, then the solution runs again in a fresh
@@ -213,9 +195,9 @@ class PairJudge {
       const bool extensions_built = build_extensions(*asked, &built);
       r_.build_step_s = seconds_since(t);
       if (!extensions_built) return;
-      t = Clock::now();
       solution.reset();
-      solution = std::make_unique<Side>(options_, policy_, staging);
+      t = Clock::now();
+      solution = std::make_unique<Side>(options_, policy_, staging, &r_.runner_end_s);
       for (const std::string& file : built) solution->stage(file);
       r_.runner_start_s += seconds_since(t);
       if (!load_solution(*solution, init)) return;

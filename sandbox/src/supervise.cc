@@ -243,6 +243,15 @@ struct Process::Impl {
     snap_cv.notify_all();
   }
 
+  // Audit mode's list of what would have been denied, as the record's message says it; "" when
+  // there is none (mu held).
+  std::string audit_message_locked() const {
+    if (!audit || audited.empty()) return "";
+    std::string list;
+    for (const auto& a : audited) list += (list.empty() ? "" : ",") + a;
+    return "audit: outside the profile: " + list;
+  }
+
   // Reads what `fd` holds now, without waiting for more.
   void read_available(UniqueFd& fd, bool is_err) {
     while (fd) {
@@ -272,11 +281,7 @@ struct Process::Impl {
         s.status = forced_status;
         s.message = forced_message;
       }
-      if (audit && !audited.empty()) {
-        std::string list;
-        for (const auto& a : audited) list += (list.empty() ? "" : ",") + a;
-        s.message += (s.message.empty() ? "" : "; ") + std::string("audit: outside the profile: ") + list;
-      }
+      if (const std::string a = audit_message_locked(); !a.empty()) s.message += (s.message.empty() ? "" : "; ") + a;
       snap = std::move(s);
       snapshots_served = snapshots_asked;
     }
@@ -492,11 +497,7 @@ struct Process::Impl {
     r.syscall = violation;
 
     std::lock_guard<std::mutex> lock(mu);
-    if (audit && !audited.empty()) {
-      std::string list;
-      for (const auto& a : audited) list += (list.empty() ? "" : ",") + a;
-      r.message = "audit: outside the profile: " + list;
-    }
+    r.message = audit_message_locked();
     if (have_payload_status) {
       if (WIFEXITED(payload_status)) r.exit_code = WEXITSTATUS(payload_status);
       if (WIFSIGNALED(payload_status)) r.signal = WTERMSIG(payload_status);
