@@ -321,6 +321,51 @@ TEST(RunnerPool, ARetiredRunnersRecordCameWithItsAnswerAndItHasEndedWhenAQuietIs
   EXPECT_EQ(full.stdout_text, "talker-was-here;") << full.to_json();
 }
 
+// A kernel whose text reaches stdout only 0.4 s into each write of its stream: a C stream over a
+// cookie whose writer pauses first, fully buffered, written to without a flush.
+const char* kSlowTalker = R"(#include <ATen/ATen.h>
+#include <cstdio>
+#include <ctime>
+#include <unistd.h>
+namespace {
+ssize_t write_late(void*, const char* buf, size_t n) {
+  timespec pause{0, 400000000};
+  ::nanosleep(&pause, nullptr);
+  return ::write(1, buf, n);
+}
+FILE* late_stream() {
+  static FILE* stream = [] {
+    FILE* s = ::fopencookie(nullptr, "w", cookie_io_functions_t{nullptr, write_late, nullptr, nullptr});
+    std::setvbuf(s, nullptr, _IOFBF, 4096);
+    return s;
+  }();
+  return stream;
+}
+}  // namespace
+at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
+  std::fputs("slow-talker-was-here;", late_stream());
+  return self.clamp_min(0);
+}
+)";
+
+// The runner writes the streams' buffers before it answers Shutdown, not only on its way out: were
+// the write left to the exit, the answered record would be taken 0.4 s before the text arrives.
+TEST(RunnerPool, TheRunnerWritesItsBuffersBeforeItAnswersShutdown) {
+  BuiltRelu talker(kSlowTalker);
+  ASSERT_TRUE(talker.built.ok) << all_diagnostics(talker.built);
+  TempDir root;
+  RunnerPool pool(pool_options(root.path, 0));
+  std::unique_ptr<RunnerClient> r = pool.take();
+  LoadRequest req = load_request(talker.op, talker.built, Device::Cpu);
+  req.artifact = r->stage(talker.built.artifact);
+  ASSERT_EQ(load_message(r->load(req)), "");
+  ASSERT_EQ(r->call({at::randn({8})}, 1, 10).kind, CallOutcome::Kind::Ok);
+  const kg::sandbox::Record rec = r->finish_answered();
+  EXPECT_EQ(rec.status, kg::sandbox::Status::OK) << rec.to_json();
+  EXPECT_EQ(rec.stdout_text, "slow-talker-was-here;") << rec.to_json();
+  pool.retire(std::move(r));
+}
+
 TEST(RunnerPool, NeedsAStagingRootAndServesOnlyItsOwnOptions) {
   RunnerPool::Options o = pool_options("", 0);
   EXPECT_THROW(RunnerPool{o}, std::invalid_argument);
