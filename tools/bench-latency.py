@@ -2,6 +2,7 @@
 """One submission's latency: issue #20's table, every row measured in one run.
 
     tools/bench-latency.py [--kernelgate build/bin/kernelgate] [--device cpu|cuda] [--reps 3] [--keep DIR]
+                           [--quick] [--no-daemon] [--daemon-env NAME=VALUE]
 
 Each row runs `kernelgate eval` on the bundled relu example (`--ops relu.default --suite smoke`)
 as a user would, a fresh process each time, and prints the median wall time of --reps runs and,
@@ -22,6 +23,10 @@ libtorch's static initialisers, the eager runner's shut-down, the reports). Rows
                              between calls for the next worker to get ready (an agent writing its
                              next kernel leaves more); then back to back with no pause
 
+--daemon-env NAME=VALUE adds an A/B of the daemon's competition rows: two daemons side by side,
+the second (and its callers) with NAME=VALUE in the environment, their calls alternating; the
+table then also has each daemon's median worker set-up ("ready in", from its log).
+
 --quick keeps the warm-up, one cold build, the rl-reward cached rows and the cached --no-timing
 row, in a process of their own, and the rl-reward rows through the daemon (a short device call
 after a change to how an op starts or ends).
@@ -32,6 +37,7 @@ out. Every verdict must be pass (the script says which was not and exits 1).
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -82,9 +88,9 @@ class Bench:
                     f.write(head + text)
         return os.path.dirname(dest)
 
-    def eval(self, label, sub, cache, more=(), daemon=None):
+    def eval(self, label, sub, cache, more=(), daemon=None, extra_env=None):
         out = os.path.join(self.root, f"out{self.count:03d}-{len(self.failures)}-{time.time_ns()}")
-        env = dict(os.environ, KERNELGATE_CACHE=cache)
+        env = dict(os.environ, KERNELGATE_CACHE=cache, **(extra_env or {}))
         if daemon:
             env["KERNELGATE_DAEMON"] = daemon
         cmd = [self.kg, "eval", sub, "--ops", "relu.default", "--suite", "smoke", "--device", self.device, "--seed", "1",
@@ -126,10 +132,12 @@ class Bench:
 class Daemon:
     """`kernelgate daemon` on a socket in `root`, with the bench's cache; stopped on exit."""
 
-    def __init__(self, kg, root, device, policy, cache):
-        self.socket = os.path.join(root, f"daemon-{policy}.sock")
-        self.log = open(os.path.join(root, f"daemon-{policy}.log"), "w")
-        env = dict(os.environ, KERNELGATE_CACHE=cache)
+    def __init__(self, kg, root, device, policy, cache, extra_env=None, tag=""):
+        self.socket = os.path.join(root, f"daemon-{policy}{tag}.sock")
+        self.log_path = os.path.join(root, f"daemon-{policy}{tag}.log")
+        self.log = open(self.log_path, "w")
+        self.extra_env = dict(extra_env or {})
+        env = dict(os.environ, KERNELGATE_CACHE=cache, **self.extra_env)
         self.proc = subprocess.Popen([kg, "daemon", "--socket", self.socket, "--device", device, "--policy", policy],
                                      env=env, stdout=self.log, stderr=self.log)
         for _ in range(600):
@@ -145,6 +153,11 @@ class Daemon:
         self.proc.terminate()
         self.proc.wait(timeout=120)
         self.log.close()
+
+    def ready_seconds(self):
+        """Each worker's own set-up, from the log's `worker N: ready in S s` lines."""
+        with open(self.log_path) as f:
+            return [float(m.group(1)) for m in re.finditer(r": ready in ([0-9.]+) s", f.read())]
 
 
 def new_cache(root, name):
@@ -167,8 +180,15 @@ def main():
     ap.add_argument("--keep", help="leave the submissions, caches and outputs in this folder")
     ap.add_argument("--daemon-pause", type=float, default=2.0, help="seconds between calls through the daemon (default 2)")
     ap.add_argument("--no-daemon", action="store_true", help="leave out the daemon rows")
+    ap.add_argument("--daemon-env", metavar="NAME=VALUE", help="A/B the daemon's competition rows against a daemon with NAME=VALUE set")
     ap.add_argument("--quick", action="store_true", help="only the warm-up, a cold build, the cached --no-timing row and the rl-reward cached rows")
     a = ap.parse_args()
+    ab_env = None
+    if a.daemon_env:
+        name, eq, value = a.daemon_env.partition("=")
+        if not eq or not name:
+            ap.error(f"--daemon-env {a.daemon_env!r}: expected NAME=VALUE")
+        ab_env = {name: value}
     device = a.device
     if device is None:
         device = "cuda" if shutil.which("nvidia-smi") and subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0 else "cpu"
@@ -233,20 +253,41 @@ def main():
             through(d, "daemon: cached, timing (rl-reward)", "daemon timing rl", cached, ["--policy", "rl-reward"])
             through(d, "daemon: cached, --no-timing (rl-reward)", "daemon nt rl", cached, ["--policy", "rl-reward", "--no-timing"])
 
+    # 6. A/B: the competition daemon against one with --daemon-env, calls alternating
+    ready = []  # (daemon, median worker set-up, workers)
+    if ab_env and not a.no_daemon:
+        tag = f"[{a.daemon_env}]"
+        with Daemon(a.kernelgate, root, device, "competition", cache, tag="-a") as da, \
+             Daemon(a.kernelgate, root, device, "competition", cache, extra_env=ab_env, tag="-b") as db:
+            for more, row in ((["--no-timing"], "cached, --no-timing"), ([], "cached, timing (competition)")):
+                rows = {da: [], db: []}
+                for _ in range(a.reps):
+                    for d in (da, db):
+                        time.sleep(a.daemon_pause)
+                        rows[d].append(b.eval(f"A/B {row}", sub, cache, more, daemon=d.socket, extra_env=d.extra_env))
+                for d, t in ((da, "[-]"), (db, tag)):
+                    results.append((f"daemon {t}: {row}", median_row(rows[d]), len(rows[d])))
+        for d, t in ((da, "[-]"), (db, tag)):
+            r = d.ready_seconds()
+            ready.append((t, statistics.median(r) if r else float("nan"), len(r)))
+
     print(f"one relu.default op, smoke suite, device {device}, kind {kind}, {os.cpu_count()} cores, median of the reps; seconds")
     cols = ["wall", "build", "eval", "samples", "build_step", "runner_start", "device_wait", "judging", "timing",
             "runner_end", "other", "process"]
-    print(f"{'row':<36} {'reps':>4} {'target':>7} " + " ".join(f"{c:>12}" for c in cols) + "  met")
+    w = max([36] + [len(label) for label, _, _ in results])
+    print(f"{'row':<{w}} {'reps':>4} {'target':>7} " + " ".join(f"{c:>12}" for c in cols) + "  met")
     for label, row, reps in results:
         t = TARGETS.get(label)
         # a build row's figure is the build; every other row's is the wall time
         fig = row["build"] if label.startswith("cold build") else row["wall"]
         met = "" if t is None else ("yes" if fig <= t else "no")
-        print(f"{label:<36} {reps:>4} {('' if t is None else f'{t:.2f}'):>7} " +
+        print(f"{label:<{w}} {reps:>4} {('' if t is None else f'{t:.2f}'):>7} " +
               " ".join(f"{row[c]:12.3f}" if c in row else f"{'':>12}" for c in cols) + f"  {met}")
     print("'met' compares a cold build row's build seconds, every other row's wall seconds, with the target")
     if not a.no_daemon:
         print(f"daemon rows: {a.daemon_pause:g} s between calls (the next worker getting ready), but 'back to back'")
+    for t, med, n in ready:
+        print(f"daemon {t}: a worker's own set-up (ready in) {med:.3f} s, median of {n} workers")
     for f in b.failures:
         print("NOT PASSING: " + f, file=sys.stderr)
     if b.failures:  # the daemons' logs say why a request through them went wrong

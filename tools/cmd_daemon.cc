@@ -126,6 +126,7 @@ void release_caller_streams() {
 }
 
 [[noreturn]] void worker(const DaemonOptions& o, int listen_fd, kg::UniqueFd ready_pipe, const std::filesystem::path& work) {
+  const auto born = std::chrono::steady_clock::now();
   const int log_fd = ::fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a worker still waiting dies with the daemon
   if (::getppid() == 1) ::_exit(0);
@@ -151,6 +152,8 @@ void release_caller_streams() {
     log_line(log_fd, where + ": cannot get ready: " + e.what());
     ::_exit(3);
   }
+  // The runners are still starting on the pool's threads; this is the worker's own set-up.
+  log_line(log_fd, where + ": ready in " + std::to_string(seconds_since(born)) + " s");
   kg::UniqueFd conn;
   for (;;) {
     pollfd waiting{listen_fd, POLLIN, 0};
