@@ -2,7 +2,7 @@
 """One submission's latency: issue #20's table, every row measured in one run.
 
     tools/bench-latency.py [--kernelgate build/bin/kernelgate] [--device cpu|cuda] [--reps 3] [--keep DIR]
-                           [--quick] [--no-daemon] [--daemon-env NAME=VALUE]
+                           [--quick] [--no-daemon] [--daemon-b "WORDS"]
 
 Each row runs `kernelgate eval` on the bundled relu example (`--ops relu.default --suite smoke`)
 as a user would, a fresh process each time, and prints the median wall time of --reps runs and,
@@ -23,8 +23,9 @@ libtorch's static initialisers, the eager runner's shut-down, the reports). Rows
                              between calls for the next worker to get ready (an agent writing its
                              next kernel leaves more); then back to back with no pause
 
---daemon-env NAME=VALUE adds an A/B of the daemon's competition rows: two daemons side by side,
-the second (and its callers) with NAME=VALUE in the environment, their calls alternating; the
+--daemon-b "WORDS" adds an A/B of the daemon's competition rows: two daemons side by side, their
+calls alternating, the second started with WORDS: NAME=VALUE words go into its environment (and
+its callers'), the others are its arguments (e.g. "--overlap", "CUDA_MODULE_LOADING=EAGER"). The
 table then also has each daemon's median worker set-up ("ready in", from its log).
 
 --quick keeps the warm-up, one cold build, the rl-reward cached rows and the cached --no-timing
@@ -132,13 +133,13 @@ class Bench:
 class Daemon:
     """`kernelgate daemon` on a socket in `root`, with the bench's cache; stopped on exit."""
 
-    def __init__(self, kg, root, device, policy, cache, extra_env=None, tag=""):
+    def __init__(self, kg, root, device, policy, cache, extra_env=None, tag="", extra_args=()):
         self.socket = os.path.join(root, f"daemon-{policy}{tag}.sock")
         self.log_path = os.path.join(root, f"daemon-{policy}{tag}.log")
         self.log = open(self.log_path, "w")
         self.extra_env = dict(extra_env or {})
         env = dict(os.environ, KERNELGATE_CACHE=cache, **self.extra_env)
-        self.proc = subprocess.Popen([kg, "daemon", "--socket", self.socket, "--device", device, "--policy", policy],
+        self.proc = subprocess.Popen([kg, "daemon", "--socket", self.socket, "--device", device, "--policy", policy] + list(extra_args),
                                      env=env, stdout=self.log, stderr=self.log)
         for _ in range(600):
             if os.path.exists(self.socket):
@@ -180,15 +181,16 @@ def main():
     ap.add_argument("--keep", help="leave the submissions, caches and outputs in this folder")
     ap.add_argument("--daemon-pause", type=float, default=2.0, help="seconds between calls through the daemon (default 2)")
     ap.add_argument("--no-daemon", action="store_true", help="leave out the daemon rows")
-    ap.add_argument("--daemon-env", metavar="NAME=VALUE", help="A/B the daemon's competition rows against a daemon with NAME=VALUE set")
+    ap.add_argument("--daemon-b", metavar="WORDS", help="A/B the daemon's competition rows against a daemon with these NAME=VALUE and arguments")
     ap.add_argument("--quick", action="store_true", help="only the warm-up, a cold build, the cached --no-timing row and the rl-reward cached rows")
     a = ap.parse_args()
-    ab_env = None
-    if a.daemon_env:
-        name, eq, value = a.daemon_env.partition("=")
-        if not eq or not name:
-            ap.error(f"--daemon-env {a.daemon_env!r}: expected NAME=VALUE")
-        ab_env = {name: value}
+    ab_env, ab_args = {}, []
+    for word in (a.daemon_b or "").split():
+        name, eq, value = word.partition("=")
+        if eq and not word.startswith("-"):
+            ab_env[name] = value
+        else:
+            ab_args.append(word)
     device = a.device
     if device is None:
         device = "cuda" if shutil.which("nvidia-smi") and subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0 else "cpu"
@@ -253,12 +255,13 @@ def main():
             through(d, "daemon: cached, timing (rl-reward)", "daemon timing rl", cached, ["--policy", "rl-reward"])
             through(d, "daemon: cached, --no-timing (rl-reward)", "daemon nt rl", cached, ["--policy", "rl-reward", "--no-timing"])
 
-    # 6. A/B: the competition daemon against one with --daemon-env, calls alternating
+    # 6. A/B: the competition daemon against one started with --daemon-b, calls alternating; then
+    # each back to back (no pause), one daemon after the other
     ready = []  # (daemon, median worker set-up, workers)
-    if ab_env and not a.no_daemon:
-        tag = f"[{a.daemon_env}]"
+    if a.daemon_b and not a.no_daemon:
+        tag = f"[{a.daemon_b}]"
         with Daemon(a.kernelgate, root, device, "competition", cache, tag="-a") as da, \
-             Daemon(a.kernelgate, root, device, "competition", cache, extra_env=ab_env, tag="-b") as db:
+             Daemon(a.kernelgate, root, device, "competition", cache, extra_env=ab_env, tag="-b", extra_args=ab_args) as db:
             for more, row in ((["--no-timing"], "cached, --no-timing"), ([], "cached, timing (competition)")):
                 rows = {da: [], db: []}
                 for _ in range(a.reps):
@@ -267,6 +270,10 @@ def main():
                         rows[d].append(b.eval(f"A/B {row}", sub, cache, more, daemon=d.socket, extra_env=d.extra_env))
                 for d, t in ((da, "[-]"), (db, tag)):
                     results.append((f"daemon {t}: {row}", median_row(rows[d]), len(rows[d])))
+            for d, t in ((da, "[-]"), (db, tag)):
+                time.sleep(a.daemon_pause)
+                rows = [b.eval("A/B back to back", sub, cache, ["--no-timing"], daemon=d.socket, extra_env=d.extra_env) for _ in range(a.reps)]
+                results.append((f"daemon {t}: back to back, --no-timing", median_row(rows), len(rows)))
         for d, t in ((da, "[-]"), (db, tag)):
             r = d.ready_seconds()
             ready.append((t, statistics.median(r) if r else float("nan"), len(r)))

@@ -46,12 +46,14 @@ extern char** environ;
 namespace {
 
 const char* kUsage =
-    "usage: kernelgate daemon --socket PATH [--device cpu|cuda|auto] [--policy NAME|FILE]\n"
+    "usage: kernelgate daemon --socket PATH [--device cpu|cuda|auto] [--policy NAME|FILE] [--overlap]\n"
     "\n"
     "Keeps a worker ready for `kernelgate eval`: libtorch started, two runners started ahead, the\n"
     "device set up. An eval run with KERNELGATE_DAEMON=PATH in its environment is handed to that\n"
     "worker (its command line, folder, environment and terminal) and ends with the exit status it\n"
-    "would have had; a fresh worker is forked for the next. The runners are those of an eval with\n"
+    "would have had; a fresh worker is forked for the next once that one has ended, its runners\n"
+    "too, so that nothing else of the daemon shares the device with a request (its timings).\n"
+    "Requests are served one at a time; callers queue. The runners are those of an eval with\n"
     "the same --device and --policy (default cpu and competition, as eval's); an eval with other\n"
     "limits or another device starts its own, as it would without the daemon. An eval whose\n"
     "environment differs from the daemon's in a variable that shaped the worker (KERNELGATE_*,\n"
@@ -61,6 +63,9 @@ const char* kUsage =
     "  --socket PATH   the Unix socket to listen on (mode 0600; PATH.work holds the workers' runners)\n"
     "  --device D      the device the ready worker sets up (default cpu)\n"
     "  --policy P      the policy whose limits its runners have (default competition)\n"
+    "  --overlap       fork the next worker as soon as one takes a request: callers are served\n"
+    "                  side by side and back-to-back calls wait less, but a worker's set-up and\n"
+    "                  other requests then share the device with a request's timed calls\n"
     "Example:\n"
     "  kernelgate daemon --socket /tmp/kg.sock &\n"
     "  KERNELGATE_DAEMON=/tmp/kg.sock kernelgate eval examples/correct --ops relu.default\n"
@@ -74,6 +79,8 @@ void on_worker_stop(int) { g_worker_stop = 1; }
 
 struct DaemonOptions {
   std::string socket_path, device = "cpu", policy = kg::policy::kDefaultProfile;
+  // The next worker gets ready while a request runs (else once the worker in flight has ended).
+  bool overlap = false;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -173,10 +180,11 @@ void release_caller_streams() {
     conn.reset();
   }
   const auto t0 = std::chrono::steady_clock::now();
-  // Taken: the daemon forks the next worker; this one no longer dies with the daemon (its caller waits).
+  // Taken: this worker no longer dies with the daemon (its caller waits). The daemon forks the next
+  // worker now with --overlap, else once this one has ended (the pipe's end, at its exit).
   ssize_t ignored = ::write(ready_pipe.get(), "T", 1);
   (void)ignored;
-  ready_pipe.reset();
+  if (o.overlap) ready_pipe.reset();
   ::close(listen_fd);
   ::prctl(PR_SET_PDEATHSIG, 0);
   ::signal(SIGTERM, SIG_DFL);  // from here on as the caller's own process would be
@@ -303,7 +311,7 @@ int run_daemon(const DaemonOptions& o) {
   log_line(STDERR_FILENO, "listening on " + o.socket_path + " (device " + o.device + ", policy " + o.policy + ")");
 
   pid_t ready = 0;
-  kg::UniqueFd ready_pipe;
+  kg::UniqueFd ready_pipe, busy_pipe;
   std::set<pid_t> workers;
   int failed_in_a_row = 0;  // workers that ended before a request, since the last one took one
   constexpr int kGiveUpAfter = 3;
@@ -330,7 +338,7 @@ int run_daemon(const DaemonOptions& o) {
     }
   };
   while (!g_stop && failed_in_a_row < kGiveUpAfter) {
-    if (!ready && std::chrono::steady_clock::now() >= next_fork) {
+    if (!ready && !busy_pipe && std::chrono::steady_clock::now() >= next_fork) {
       int p[2];
       if (::pipe2(p, O_CLOEXEC) != 0) {
         log_line(STDERR_FILENO, std::string("pipe: ") + std::strerror(errno));
@@ -351,13 +359,16 @@ int run_daemon(const DaemonOptions& o) {
         workers.insert(pid);
       }
     }
-    pollfd p{ready_pipe ? ready_pipe.get() : -1, POLLIN, 0};
-    if (::poll(&p, 1, 200) > 0) {
+    pollfd p[2] = {{ready_pipe ? ready_pipe.get() : -1, POLLIN, 0}, {busy_pipe ? busy_pipe.get() : -1, POLLIN, 0}};
+    if (::poll(p, 2, 200) > 0) {
       char c;
-      if (::read(ready_pipe.get(), &c, 1) == 1) {
-        ready = 0;  // taken: the next one is forked at once
+      if (p[0].revents && ::read(ready_pipe.get(), &c, 1) == 1) {
+        ready = 0;  // taken: the next one is forked at once with --overlap, else once it has ended
+        if (!o.overlap) busy_pipe = std::move(ready_pipe);
         ready_pipe.reset();
         failed_in_a_row = 0;
+      } else if (p[1].revents && ::read(busy_pipe.get(), &c, 1) <= 0) {
+        busy_pipe.reset();  // the worker in flight has ended: its runners too
       }
     }
     reap(WNOHANG);
@@ -410,6 +421,10 @@ int kg_cmd_daemon(int argc, char** argv) {
     if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
       return 0;
+    }
+    if (a == "--overlap") {
+      o.overlap = true;
+      continue;
     }
     if ((a == "--socket" && value(&o.socket_path)) || (a == "--device" && value(&o.device)) || (a == "--policy" && value(&o.policy)))
       continue;

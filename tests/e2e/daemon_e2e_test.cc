@@ -343,6 +343,48 @@ TEST(Daemon, ACallersPipeEndsWithTheReplyNotWithTheWorker) {
   fs::remove_all(d);
 }
 
+// One request at a time: the next worker is forked once the worker in flight has ended (its
+// runners too), so no set-up and no other request shares the device with a request's timed
+// calls. With --overlap it is forked at the take, and a second caller is served while the first
+// one's timing runs.
+TEST(Daemon, RequestsAreServedOneAtATimeUnlessOverlapIsAsked) {
+  for (const std::string mode : {"", "--overlap"}) {
+    SCOPED_TRACE("daemon " + mode);
+    fs::path d = temp_dir("daemon-one-at-a-time");
+    Daemon daemon(d, mode);
+    ASSERT_TRUE(daemon.ready()) << daemon.log();
+    // The first caller times (competition's CPU timing: seconds); the second comes while it runs.
+    CommandResult timed;
+    std::thread first([&] {
+      timed = run_shell(daemon.env() + KG_BINARY " eval " KG_SOURCE_DIR "/examples/correct --ops relu.default --suite smoke --out " +
+                            (d / "timed").string(),
+                        600);
+    });
+    daemon.log_with(": eval for uid");
+    CommandResult second = relu_through(daemon, d / "second");
+    first.join();
+    EXPECT_EQ(timed.status, 0) << timed.output;
+    EXPECT_EQ(second.status, 0) << second.output;
+    EXPECT_FALSE(load_results(d / "timed")["ops"][0]["timing"].empty());
+    const std::string log = daemon.log_with("exit 0 after");
+    const size_t first_eval = log.find(": eval for uid");
+    const size_t second_eval = log.find(": eval for uid", first_eval + 1);
+    const size_t first_exit = log.find("exit 0 after");
+    ASSERT_NE(second_eval, std::string::npos) << log;
+    ASSERT_NE(first_exit, std::string::npos) << log;
+    EXPECT_NE(log.find("--ops relu.default --suite smoke", first_eval), std::string::npos) << log;
+    if (mode.empty()) {
+      EXPECT_GT(second_eval, first_exit) << "the second request ran beside the first:\n" << log;
+      // The second worker got ready (its device set up) only after the first had ended.
+      EXPECT_GT(log.find(": ready in", first_exit), first_exit) << log;
+      EXPECT_LT(log.find(": ready in", first_exit), second_eval) << log;
+    } else {
+      EXPECT_LT(second_eval, first_exit) << "with --overlap the second request waited for the first:\n" << log;
+    }
+    fs::remove_all(d);
+  }
+}
+
 TEST(Daemon, SigtermStopsItAndRemovesItsSocketABadStartIsAUsageError) {
   fs::path d = temp_dir("daemon-stop");
   {
