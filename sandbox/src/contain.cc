@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -90,12 +91,18 @@ void init_main(const ChildPlan& plan) {
     if (!mounts::run(plan.mounts, &r)) fail(plan.report_fd, r, kExitSetupFailed);
   };
   if (plan.mounts_before_go) set_up();
+  // The go, unless the supervisor is gone: a pidfd is readable once its process has exited.
+  pollfd wait_for[2] = {{plan.sync_fd, POLLIN, 0}, {plan.supervisor_pidfd, POLLIN, 0}};
+  while (::poll(wait_for, 2, -1) < 0)
+    if (errno != EINTR) ::_exit(kExitSetupFailed);
+  if (wait_for[1].revents) ::_exit(kExitSetupFailed);  // the supervisor has exited
   char go = 0;
   ssize_t n;
   do n = ::read(plan.sync_fd, &go, 1);
   while (n < 0 && errno == EINTR);
   if (n != 1) ::_exit(kExitSetupFailed);  // supervisor gone or gave up
   ::close(plan.sync_fd);
+  if (plan.supervisor_pidfd >= 0) ::close(plan.supervisor_pidfd);
   if (!plan.mounts_before_go) set_up();
 
   // The payload shares init's memory until its execve (vfork-style, on a stack of its own): init

@@ -35,6 +35,11 @@ struct ChildPlan {
   std::vector<char*> argv, envp;  // null-terminated views of the stores
   std::vector<int> pass_fds;
   int sync_fd = -1;  // init reads one byte: the supervisor has finished its part
+  // A pidfd of the supervisor's process: readable once it has exited. PR_SET_PDEATHSIG set in the
+  // child after the supervisor died (between clone and prctl) never fires, and init, a copy of
+  // the supervisor holding its descriptors until the payload starts, would wait for the "go" for
+  // ever (its own copy of the sync socket's other end keeps it open).
+  int supervisor_pidfd = -1;
   // No user namespace, so the mounts need no id maps: init builds the root while the supervisor
   // joins it to the cgroup (the payload is forked only after the "go").
   bool mounts_before_go = false;

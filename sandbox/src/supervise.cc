@@ -161,6 +161,9 @@ struct Process::Impl {
     SocketPair notify(SOCK_SEQPACKET, "notify");
     Pipe report("report"), out("stdout"), err("stderr");
     plan.sync_fd = sync.b.get();
+    // Without pidfd_open (Linux < 5.3) init has only PR_SET_PDEATHSIG, as before.
+    UniqueFd self(static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0)));
+    plan.supervisor_pidfd = self ? self.get() : -1;
     plan.mounts_before_go = !l.user_ns;
     plan.report_fd = report.w.get();
     plan.notify_fd = notify.b.get();

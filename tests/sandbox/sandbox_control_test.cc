@@ -1,12 +1,16 @@
 // Benign controls: real work that each profile must allow, ending OK with an empty violation,
 // plus the plain statuses (RE, SG, XX) and the CLI end to end.
 #include <csignal>
+#include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <chrono>
+#include <memory>
 #include <thread>
+#include <vector>
 
 #include "sandbox_test_util.h"
 
@@ -482,6 +486,45 @@ TEST(SandboxSnapshot, HasWhatTheBoxWroteWhileItStillRuns) {
   const sb::Record after = proc->snapshot();
   EXPECT_EQ(after.status, Status::SG) << describe(after);
   EXPECT_TRUE(processes_with(marker).empty());
+}
+
+// A supervisor that exits while its boxes start leaves none of them behind. Each box's init is a
+// copy of the supervisor holding its descriptors until the payload starts; a supervisor gone
+// before init's PR_SET_PDEATHSIG took hold would leave init waiting for the "go" for ever (init
+// watches the supervisor's pidfd too). Here a pipe only the supervisor process and its copies
+// hold must reach its end once the supervisor has exited at some point of its boxes' start.
+TEST(SandboxControl, ASupervisorThatExitsWhileBoxesStartLeavesNoneBehind) {
+  for (int trial = 0; trial < 40; ++trial) {
+    int p[2];
+    ASSERT_EQ(::pipe2(p, O_CLOEXEC), 0);
+    const pid_t supervisor = ::fork();
+    ASSERT_GE(supervisor, 0);
+    if (supervisor == 0) {
+      ::close(p[0]);
+      for (int i = 0; i < 4; ++i)
+        std::thread([] {
+          try {
+            sb::start(spec(Profile::RunCpu, {"/bin/sleep", "30"})).release();  // ends with its supervisor
+          } catch (...) {}
+        }).detach();
+      std::this_thread::sleep_for(std::chrono::microseconds(500 * trial));
+      ::_exit(0);
+    }
+    ::close(p[1]);
+    pollfd end{p[0], POLLIN, 0};
+    bool ended = false;
+    char buf[16];
+    for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20); std::chrono::steady_clock::now() < until;) {
+      if (::poll(&end, 1, 200) > 0 && ::read(p[0], buf, sizeof buf) <= 0) {
+        ended = true;
+        break;
+      }
+    }
+    ::close(p[0]);
+    int st = 0;
+    ::waitpid(supervisor, &st, 0);
+    ASSERT_TRUE(ended) << "trial " << trial << ": a box's init outlived its supervisor by 20 s, holding its descriptors";
+  }
 }
 
 }  // namespace
