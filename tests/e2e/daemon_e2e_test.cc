@@ -134,6 +134,7 @@ TEST(Daemon, EvalThroughTheDaemonHasTheVerdictsFilesAndStatusOfItsOwnProcess) {
   EXPECT_CONTAINS(log, "examples/correct --no-timing --seed 7");
   EXPECT_CONTAINS(log, "exit 1 after");
   EXPECT_CONTAINS(log, "(runners started ahead)");
+  daemon.stop();  // its workers write under d until it has stopped
   fs::remove_all(d);
 }
 
@@ -157,6 +158,7 @@ TEST(Daemon, TimedEvalTakesTheRunnersStartedAheadOnlyWhenItsLimitsMatch) {
   EXPECT_EQ(load_results(d / "other")["ops"][0]["verdict"], "pass");
   EXPECT_CONTAINS(daemon.log_with("(not the runners started ahead"),
                   "(not the runners started ahead: its device, limits or --no-runner-pool differ)");
+  daemon.stop();  // its workers write under d until it has stopped
   fs::remove_all(d);
 }
 
@@ -181,6 +183,7 @@ TEST(Daemon, AnotherEnvironmentOrNoDaemonRunsTheEvalInItsOwnProcess) {
   CommandResult version = run_shell(daemon.env() + KG_BINARY " version", 60);
   EXPECT_EQ(version.status, 0);
   EXPECT_EQ(version.output.rfind("kernelgate ", 0), 0u) << version.output;
+  daemon.stop();  // its workers write under d until it has stopped
   fs::remove_all(d);
 }
 
@@ -219,6 +222,7 @@ TEST(Daemon, MalformedRequestsAreDeclinedAndTheDaemonServesOn) {
   CommandResult ok = relu_through(daemon, d / "ok");
   EXPECT_EQ(ok.status, 0) << ok.output << daemon.log();
   EXPECT_EQ(load_results(d / "ok")["ops"][0]["verdict"], "pass");
+  daemon.stop();  // its workers write under d until it has stopped
   fs::remove_all(d);
 }
 
@@ -256,6 +260,7 @@ TEST(Daemon, AnotherUserIsRefusedByTheSocketsModeAndByTheWorker) {
   EXPECT_CONTAINS(daemon.log(), "refused a connection from uid 65534");
   CommandResult ok = relu_through(daemon, d / "ok");
   EXPECT_EQ(ok.status, 0) << ok.output;
+  daemon.stop();  // its workers write under d until it has stopped
   fs::remove_all(d);
 }
 
@@ -297,6 +302,7 @@ TEST(Daemon, ACallerKilledTakesItsWorkerAndRunnersWithIt) {
   // The daemon serves the next caller.
   CommandResult ok = relu_through(daemon, d / "ok");
   EXPECT_EQ(ok.status, 0) << ok.output;
+  daemon.stop();  // its workers write under d until it has stopped
   fs::remove_all(d);
 }
 
@@ -340,6 +346,7 @@ TEST(Daemon, ACallersPipeEndsWithTheReplyNotWithTheWorker) {
     EXPECT_EQ(text.find("declined"), std::string::npos) << text;
     std::this_thread::sleep_for(std::chrono::seconds(2));  // the next worker's runners
   }
+  daemon.stop();  // its workers write under d until it has stopped
   fs::remove_all(d);
 }
 
@@ -381,6 +388,7 @@ TEST(Daemon, RequestsAreServedOneAtATimeUnlessOverlapIsAsked) {
     } else {
       EXPECT_LT(second_eval, first_exit) << "with --overlap the second request waited for the first:\n" << log;
     }
+    daemon.stop();
     fs::remove_all(d);
   }
 }
