@@ -257,24 +257,25 @@ def main():
 
     # 6. A/B: the competition daemon against one started with --daemon-b, calls alternating; then
     # each back to back (no pause), one daemon after the other
-    ready = []  # (daemon, median worker set-up, workers)
+    ready = []  # (daemon's tag, median worker set-up, workers)
     if a.daemon_b and not a.no_daemon:
         tag = f"[{a.daemon_b}]"
         with Daemon(a.kernelgate, root, device, "competition", cache, tag="-a") as da, \
              Daemon(a.kernelgate, root, device, "competition", cache, extra_env=ab_env, tag="-b", extra_args=ab_args) as db:
+            sides = ((da, "[-]"), (db, tag))
             for more, row in ((["--no-timing"], "cached, --no-timing"), ([], "cached, timing (competition)")):
                 rows = {da: [], db: []}
                 for _ in range(a.reps):
                     for d in (da, db):
                         time.sleep(a.daemon_pause)
                         rows[d].append(b.eval(f"A/B {row}", sub, cache, more, daemon=d.socket, extra_env=d.extra_env))
-                for d, t in ((da, "[-]"), (db, tag)):
+                for d, t in sides:
                     results.append((f"daemon {t}: {row}", median_row(rows[d]), len(rows[d])))
-            for d, t in ((da, "[-]"), (db, tag)):
+            for d, t in sides:
                 time.sleep(a.daemon_pause)
                 rows = [b.eval("A/B back to back", sub, cache, ["--no-timing"], daemon=d.socket, extra_env=d.extra_env) for _ in range(a.reps)]
                 results.append((f"daemon {t}: back to back, --no-timing", median_row(rows), len(rows)))
-        for d, t in ((da, "[-]"), (db, tag)):
+        for d, t in sides:
             r = d.ready_seconds()
             ready.append((t, statistics.median(r) if r else float("nan"), len(r)))
 

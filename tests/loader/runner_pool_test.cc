@@ -74,10 +74,10 @@ bool wait_for_stats(const RunnerPool& pool, Pred done) {
   return false;
 }
 
-// Loads `artifact` staged into `r`'s own folder; the staged path.
-std::string stage_and_load(RunnerClient& r, const std::string& artifact) {
-  const std::string staged = r.stage(artifact);
-  LoadRequest req = load_request(peeker().op, peeker().built, Device::Cpu);
+// Loads `kernel`'s artifact staged into `r`'s own folder; the staged path.
+std::string stage_and_load(RunnerClient& r, const BuiltRelu& kernel = peeker()) {
+  const std::string staged = r.stage(kernel.built.artifact);
+  LoadRequest req = load_request(kernel.op, kernel.built, Device::Cpu);
   req.artifact = staged;
   EXPECT_EQ(load_message(r.load(req)), "");
   return staged;
@@ -113,7 +113,7 @@ TEST(RunnerPool, EveryTakeIsANewRunnerLoadingFromItsOwnFolder) {
     taken.push_back(pool.take());
     RunnerClient& r = *taken.back();
     pids.insert(r.pid());
-    const std::string path = stage_and_load(r, peeker().built.artifact);
+    const std::string path = stage_and_load(r);
     staged.insert(path);
     EXPECT_EQ(fs::path(path).parent_path().parent_path(), fs::path(root.path)) << path;
     EXPECT_EQ(peek(r, "/nonexistent"), 0);  // the loaded relu answers
@@ -134,7 +134,7 @@ TEST(RunnerPool, ARunnerSeesNeitherAnotherRunnersArtifactNorTheCache) {
   RunnerPool pool(pool_options(root.path, 2));
   auto a = pool.take();
   auto b = pool.take();
-  const std::string mine = stage_and_load(*a, peeker().built.artifact);
+  const std::string mine = stage_and_load(*a);
   const std::string theirs = b->stage(peeker().built.artifact);
   ASSERT_TRUE(fs::exists(theirs));
   // The honest control: the kernel reads its own artifact.
@@ -156,7 +156,7 @@ TEST(RunnerPool, AReadyRunnerOutlivesItsWallLimitWhileItWaits) {
   auto r = pool.take();
   EXPECT_EQ(pool.stats().taken_ready, 1u);
   EXPECT_FALSE(r->exited());
-  stage_and_load(*r, peeker().built.artifact);
+  stage_and_load(*r);
   EXPECT_EQ(peek(*r, "/nonexistent"), 0);
 }
 
@@ -188,7 +188,7 @@ TEST(RunnerPool, ARunnerThatDiedWaitingIsNeverHandedOver) {
   EXPECT_EQ(pool.stats().discarded, 1u);
   EXPECT_EQ(pool.stats().taken_cold, 1u);
   EXPECT_NE(r->pid(), -1);
-  stage_and_load(*r, peeker().built.artifact);
+  stage_and_load(*r);
   EXPECT_EQ(peek(*r, "/nonexistent"), 0);
 }
 
@@ -294,9 +294,7 @@ TEST(RunnerPool, ARetiredRunnersRecordCameWithItsAnswerAndItHasEndedWhenAQuietIs
   TempDir root;
   RunnerPool pool(pool_options(root.path, 0));
   std::unique_ptr<RunnerClient> r = pool.take();
-  LoadRequest req = load_request(talker.op, talker.built, Device::Cpu);
-  req.artifact = r->stage(talker.built.artifact);
-  ASSERT_EQ(load_message(r->load(req)), "");
+  const std::string staged = stage_and_load(*r, talker);
   const CallOutcome out = r->call({at::randn({8})}, 1, 10);
   ASSERT_EQ(out.kind, CallOutcome::Kind::Ok) << out.message;
   const pid_t box = r->pid();
@@ -307,13 +305,12 @@ TEST(RunnerPool, ARetiredRunnersRecordCameWithItsAnswerAndItHasEndedWhenAQuietIs
   pool.retire(std::move(r));
   {
     RunnerPool::Quiet quiet(&pool);
-    EXPECT_FALSE(fs::exists(fs::path(req.artifact).parent_path())) << req.artifact;
+    EXPECT_FALSE(fs::exists(fs::path(staged).parent_path())) << staged;
     EXPECT_NE(::kill(box, 0), 0) << "the box's init " << box << " is still there";
   }
   // The same kernel's record after a whole end (finish): the same text, and how it exited.
   std::unique_ptr<RunnerClient> whole = pool.take();
-  req.artifact = whole->stage(talker.built.artifact);
-  ASSERT_EQ(load_message(whole->load(req)), "");
+  stage_and_load(*whole, talker);
   ASSERT_EQ(whole->call({at::randn({8})}, 1, 10).kind, CallOutcome::Kind::Ok);
   const kg::sandbox::Record full = whole->finish();
   EXPECT_EQ(full.status, kg::sandbox::Status::OK) << full.to_json();
@@ -356,9 +353,7 @@ TEST(RunnerPool, TheRunnerWritesItsBuffersBeforeItAnswersShutdown) {
   TempDir root;
   RunnerPool pool(pool_options(root.path, 0));
   std::unique_ptr<RunnerClient> r = pool.take();
-  LoadRequest req = load_request(talker.op, talker.built, Device::Cpu);
-  req.artifact = r->stage(talker.built.artifact);
-  ASSERT_EQ(load_message(r->load(req)), "");
+  stage_and_load(*r, talker);
   ASSERT_EQ(r->call({at::randn({8})}, 1, 10).kind, CallOutcome::Kind::Ok);
   const kg::sandbox::Record rec = r->finish_answered();
   EXPECT_EQ(rec.status, kg::sandbox::Status::OK) << rec.to_json();
