@@ -19,7 +19,8 @@ libtorch's static initialisers, the eager runner's shut-down, the reports). Rows
   cached, --no-timing        the same source again, judged without timing
   nvrtc cold / cached        the nvrtc example, a new source (with and without timing), then cached
   daemon: ...                the cached (and nvrtc cold) rows again through `kernelgate daemon`
-                             (KERNELGATE_DAEMON set), a daemon per policy, --daemon-pause seconds
+                             (KERNELGATE_DAEMON set) under competition and rl-reward (an RL
+                             trainer's usual call is a new nvrtc kernel), a daemon per policy, --daemon-pause seconds
                              between calls for the next worker to get ready (an agent writing its
                              next kernel leaves more); then back to back with no pause
 
@@ -65,6 +66,8 @@ for k in list(TARGETS):
     if k.startswith(("cached", "nvrtc")):
         TARGETS["daemon: " + k] = TARGETS[k]
 TARGETS["daemon: cached, --no-timing (rl-reward)"] = TARGETS["cached, --no-timing"]
+TARGETS["daemon: nvrtc cold, timing (rl-reward)"] = TARGETS["nvrtc cold, timing (competition)"]
+TARGETS["daemon: nvrtc cold, --no-timing (rl-reward)"] = TARGETS["nvrtc cold, --no-timing"]
 
 
 class Bench:
@@ -254,6 +257,10 @@ def main():
         with Daemon(a.kernelgate, root, device, "rl-reward", cache) as d:
             through(d, "daemon: cached, timing (rl-reward)", "daemon timing rl", cached, ["--policy", "rl-reward"])
             through(d, "daemon: cached, --no-timing (rl-reward)", "daemon nt rl", cached, ["--policy", "rl-reward", "--no-timing"])
+            if kind == "cuda":  # an RL trainer's usual call: a new kernel each time
+                nvrtc = lambda: b.submission("nvrtc")
+                through(d, "daemon: nvrtc cold, timing (rl-reward)", "daemon nvrtc cold rl", nvrtc, ["--policy", "rl-reward"])
+                through(d, "daemon: nvrtc cold, --no-timing (rl-reward)", "daemon nvrtc cold nt rl", nvrtc, ["--policy", "rl-reward", "--no-timing"])
 
     # 6. A/B: the competition daemon against one started with --daemon-b, calls alternating; then
     # each back to back (no pause), one daemon after the other

@@ -6,16 +6,21 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <system_error>
 
 namespace kg::e2e {
 
@@ -25,20 +30,80 @@ struct CommandResult {
   double seconds = 0;
 };
 
+// Processes other than the caller holding `fd`'s pipe open, as "PID (COMM)" words.
+inline std::string pipe_holders(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return "";
+  const std::string link = "pipe:[" + std::to_string(st.st_ino) + "]";
+  std::string holders;
+  std::error_code ec;
+  for (const auto& proc : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string pid = proc.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos || pid == std::to_string(::getpid())) continue;
+    std::error_code fd_ec;
+    for (const auto& f : std::filesystem::directory_iterator(proc.path() / "fd", fd_ec)) {
+      std::error_code read_ec;
+      if (std::filesystem::read_symlink(f.path(), read_ec).string() != link) continue;
+      std::ifstream comm(proc.path() / "comm");
+      std::string name;
+      std::getline(comm, name);
+      holders += (holders.empty() ? "" : ", ") + pid + " (" + name + ")";
+      break;
+    }
+  }
+  return holders;
+}
+
 // A shell command line's exit status and output: stdout, with stderr merged (or discarded when
 // `stderr_too` is false). With limit_s > 0 the line's first command runs under `timeout` (so the
-// line must start with a command, not a shell construct) with stdin from /dev/null.
+// line must start with a command, not a shell construct) with stdin from /dev/null, and once the
+// shell has exited the output is read for 10 s more at most: a process the command left behind
+// holding the output (a leak that would otherwise hang the test until ctest's limit) ends the read,
+// status -2 and the holders named at the end of the output.
 inline CommandResult run_shell(const std::string& line, int limit_s = 0, bool stderr_too = true) {
   CommandResult r;
   const auto t0 = std::chrono::steady_clock::now();
   std::string cmd = line + (stderr_too ? " 2>&1" : " 2>/dev/null");
   if (limit_s > 0) cmd = "timeout -k 5 " + std::to_string(limit_s) + " " + cmd + " </dev/null";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return r;
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return r;
+  }
+  if (pid == 0) {
+    ::dup2(fds[1], STDOUT_FILENO);
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  int st = 0;
+  bool exited = false;
+  std::chrono::steady_clock::time_point read_until{};
   std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
-  int st = ::pclose(p);
+  for (;;) {
+    if (!exited && ::waitpid(pid, &st, WNOHANG) == pid) {
+      exited = true;
+      read_until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    }
+    if (exited && limit_s > 0 && std::chrono::steady_clock::now() > read_until) {
+      r.output += "\n[run_shell: the command exited, but its output is still held open by: " + pipe_holders(fds[0]) + "]\n";
+      ::close(fds[0]);
+      r.status = -2;
+      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return r;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    if (::poll(&p, 1, 100) < 0 && errno != EINTR) break;
+    if (!(p.revents & (POLLIN | POLLHUP))) continue;
+    const ssize_t n = ::read(fds[0], buf.data(), buf.size());
+    if (n > 0) r.output.append(buf.data(), static_cast<size_t>(n));
+    else if (n == 0 || errno != EINTR) break;
+  }
+  ::close(fds[0]);
+  if (!exited) ::waitpid(pid, &st, 0);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
