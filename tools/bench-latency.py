@@ -20,9 +20,10 @@ libtorch's static initialisers, the eager runner's shut-down, the reports). Rows
   nvrtc cold / cached        the nvrtc example, a new source (with and without timing), then cached
   daemon: ...                the cached (and nvrtc cold) rows again through `kernelgate daemon`
                              (KERNELGATE_DAEMON set) under competition and rl-reward (an RL
-                             trainer's usual call is a new nvrtc kernel), a daemon per policy, --daemon-pause seconds
-                             between calls for the next worker to get ready (an agent writing its
-                             next kernel leaves more); then back to back with no pause
+                             trainer's usual call is a new nvrtc kernel), a daemon per policy,
+                             --daemon-pause seconds between calls for the next worker to get ready
+                             (an agent writing its next kernel leaves more); then back to back
+                             with no pause
 
 --daemon-b "WORDS" adds an A/B of the daemon's competition rows: two daemons side by side, their
 calls alternating, the second started with WORDS: NAME=VALUE words go into its environment (and
@@ -245,22 +246,22 @@ def main():
             measure(row, rep, a.reps)
 
         cached = lambda: sub
+        new_nvrtc = lambda: b.submission("nvrtc")  # a cold row: a new source each rep
         if not a.quick:
             with Daemon(a.kernelgate, root, device, "competition", cache) as d:
                 through(d, "daemon: cached, timing (competition)", "daemon timing", cached)
                 through(d, "daemon: cached, --no-timing", "daemon nt", cached, ["--no-timing"])
                 if kind == "cuda":
-                    through(d, "daemon: nvrtc cold, timing (competition)", "daemon nvrtc cold", lambda: b.submission("nvrtc"))
-                    through(d, "daemon: nvrtc cold, --no-timing", "daemon nvrtc cold nt", lambda: b.submission("nvrtc"), ["--no-timing"])
+                    through(d, "daemon: nvrtc cold, timing (competition)", "daemon nvrtc cold", new_nvrtc)
+                    through(d, "daemon: nvrtc cold, --no-timing", "daemon nvrtc cold nt", new_nvrtc, ["--no-timing"])
                 time.sleep(a.daemon_pause)
                 through(d, "daemon: back to back, --no-timing", "daemon b2b", cached, ["--no-timing"], pause=False)
         with Daemon(a.kernelgate, root, device, "rl-reward", cache) as d:
             through(d, "daemon: cached, timing (rl-reward)", "daemon timing rl", cached, ["--policy", "rl-reward"])
             through(d, "daemon: cached, --no-timing (rl-reward)", "daemon nt rl", cached, ["--policy", "rl-reward", "--no-timing"])
             if kind == "cuda":  # an RL trainer's usual call: a new kernel each time
-                nvrtc = lambda: b.submission("nvrtc")
-                through(d, "daemon: nvrtc cold, timing (rl-reward)", "daemon nvrtc cold rl", nvrtc, ["--policy", "rl-reward"])
-                through(d, "daemon: nvrtc cold, --no-timing (rl-reward)", "daemon nvrtc cold nt rl", nvrtc, ["--policy", "rl-reward", "--no-timing"])
+                through(d, "daemon: nvrtc cold, timing (rl-reward)", "daemon nvrtc cold rl", new_nvrtc, ["--policy", "rl-reward"])
+                through(d, "daemon: nvrtc cold, --no-timing (rl-reward)", "daemon nvrtc cold nt rl", new_nvrtc, ["--policy", "rl-reward", "--no-timing"])
 
     # 6. A/B: the competition daemon against one started with --daemon-b, calls alternating; then
     # each back to back (no pause), one daemon after the other

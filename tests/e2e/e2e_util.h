@@ -35,11 +35,12 @@ inline std::string pipe_holders(int fd) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return "";
   const std::string link = "pipe:[" + std::to_string(st.st_ino) + "]";
+  const std::string self = std::to_string(::getpid());
   std::string holders;
   std::error_code ec;
   for (const auto& proc : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string pid = proc.path().filename().string();
-    if (pid.find_first_not_of("0123456789") != std::string::npos || pid == std::to_string(::getpid())) continue;
+    if (pid.find_first_not_of("0123456789") != std::string::npos || pid == self) continue;
     std::error_code fd_ec;
     for (const auto& f : std::filesystem::directory_iterator(proc.path() / "fd", fd_ec)) {
       std::error_code read_ec;
