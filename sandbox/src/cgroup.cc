@@ -243,11 +243,12 @@ int kill_procs(const std::string& dir) {
 }
 
 // rmdir of an empty cgroup, retried while it is busy (its last process still exiting), at most
-// `attempts` times a millisecond apart. 0 when it is gone, else the errno.
+// `attempts` times a millisecond apart. 0 when this call removed it, ENOENT when it was gone
+// already, else the errno.
 int rmdir_when_idle(const std::string& dir, int attempts) {
   int err = 0;
   for (int attempt = 0; attempt < attempts; ++attempt) {
-    if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) return 0;
+    if (::rmdir(dir.c_str()) == 0) return 0;
     err = errno;
     if (err != EBUSY) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -270,12 +271,15 @@ int kill_tree(const std::string& dir, bool top = true) {
 }
 
 // rmdir of `dir`, children first; a cgroup whose last process is still exiting is busy for a
-// moment. Returns "" or what failed.
-std::string remove_tree(const std::string& dir) {
+// moment. Returns 0 when this call removed `dir`, ENOENT when it was gone already (its owner
+// removed it between the listing and the check that it is gone, or another sweep did), else the
+// errno, with what failed in *what.
+int remove_tree(const std::string& dir, std::string* what) {
   for (const std::string& sub : subdirectories(dir))
-    if (std::string err = remove_tree(sub); !err.empty()) return err;
+    if (int err = remove_tree(sub, what); err && err != ENOENT) return err;
   const int err = rmdir_when_idle(dir, 1000);
-  return err ? "rmdir " + dir + ": " + std::strerror(err) : "";
+  if (err && err != ENOENT) *what = "rmdir " + dir + ": " + std::strerror(err);
+  return err;
 }
 
 }  // namespace
@@ -331,8 +335,10 @@ Sweep sweep_stale_in(const std::string& base) {
     // A legacy name carries no start time and no namespace: its pid may be another one's, so
     // nothing in it is killed; a box with processes left then stays (rmdir refuses).
     if (!owner->legacy) out.killed += kill_tree(dir);
-    if (std::string err = remove_tree(dir); err.empty()) out.removed.push_back(dir);
-    else out.failed.push_back(err);
+    std::string what;
+    const int err = remove_tree(dir, &what);
+    if (err == 0) out.removed.push_back(dir);
+    else if (err != ENOENT) out.failed.push_back(what);
   }
   return out;
 }
