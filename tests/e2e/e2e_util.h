@@ -37,15 +37,18 @@ inline std::string pipe_holders(int fd) {
   const std::string link = "pipe:[" + std::to_string(st.st_ino) + "]";
   const std::string self = std::to_string(::getpid());
   std::string holders;
+  // Explicit increments with an error code: a range-for's ++ throws when a process exits
+  // mid-walk, and this runs only to explain a failure.
+  namespace fs = std::filesystem;
   std::error_code ec;
-  for (const auto& proc : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string pid = proc.path().filename().string();
+  for (fs::directory_iterator proc("/proc", ec), end; !ec && proc != end; proc.increment(ec)) {
+    const std::string pid = proc->path().filename().string();
     if (pid.find_first_not_of("0123456789") != std::string::npos || pid == self) continue;
     std::error_code fd_ec;
-    for (const auto& f : std::filesystem::directory_iterator(proc.path() / "fd", fd_ec)) {
+    for (fs::directory_iterator f(proc->path() / "fd", fd_ec); !fd_ec && f != end; f.increment(fd_ec)) {
       std::error_code read_ec;
-      if (std::filesystem::read_symlink(f.path(), read_ec).string() != link) continue;
-      std::ifstream comm(proc.path() / "comm");
+      if (fs::read_symlink(f->path(), read_ec).string() != link) continue;
+      std::ifstream comm(proc->path() / "comm");
       std::string name;
       std::getline(comm, name);
       holders += (holders.empty() ? "" : ", ") + pid + " (" + name + ")";
