@@ -386,6 +386,9 @@ void evaluate_samples(OpState& op) {
   r.samples_s = seconds_since(t);
   op.run.progress(op.folder.op, "build", 0, all.size());
   if (all.empty()) return;
+  // The trials' largest draws go on beside the build and the judging (the CPU only).
+  if (std::vector<DrawsAhead::Want> wants = enlarged_trial_draws(op, all); !wants.empty())
+    op.draws_ahead = std::make_unique<DrawsAhead>(*op.schema, std::move(wants));
   t = Clock::now();
   const bool built = build(op);
   r.build_step_s = seconds_since(t);
@@ -397,6 +400,7 @@ void evaluate_samples(OpState& op) {
   t = Clock::now();
   std::vector<Judged> passed = judge_samples(op, all);
   if (!op.run.options.repro && !op.must_stop()) run_trials(op, all, passed);
+  op.draws_ahead.reset();  // what the trials did not take: stopped before any timing
   r.judging_s = seconds_since(t);
   if (timing_wanted(op, passed) && !op.must_stop()) {
     op.run.progress(op.folder.op, "timing", all.size(), all.size());

@@ -1,5 +1,6 @@
 // Drawing concrete arguments from a sample spec. Shapes, dtypes and strides come from the spec;
 // every value is drawn here from the run's seed.
+#include "draws_ahead.h"
 #include "kernelgate/harness.h"
 #include "util.h"
 
@@ -8,6 +9,7 @@
 #include <ATen/MemoryOverlap.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -52,6 +54,12 @@ namespace {
 struct Drawer {
   std::mt19937_64& rng;
   ValueFamily family;
+  const std::atomic<bool>* stop = nullptr;  // make_inputs' `stop`
+
+  // Every 2^16 elements of a storage: a draw ahead nobody wants any more ends here.
+  void check_stop(int64_t i) const {
+    if ((i & 0xFFFF) == 0 && stop && stop->load(std::memory_order_relaxed)) throw DrawStopped("the draw was stopped");
+  }
 
   double normal() { return std::normal_distribution<double>(0.0, 1.0)(rng); }
   double uniform() { return std::uniform_real_distribution<double>(0.0, 1.0)(rng); }
@@ -100,11 +108,17 @@ struct Drawer {
     double* p = d.data_ptr<double>();
     if (c10::isIntegralType(t, /*includeBool=*/true)) {
       if (t == at::kBool) {
-        for (int64_t i = 0; i < n; ++i) p[i] = uniform() < 0.5 ? 1 : 0;
+        for (int64_t i = 0; i < n; ++i) {
+          check_stop(i);
+          p[i] = uniform() < 0.5 ? 1 : 0;
+        }
       } else {
         const int lo = t == at::kByte || family == ValueFamily::Positive ? 0 : -100;
         std::uniform_int_distribution<int> dist(lo, 100);
-        for (int64_t i = 0; i < n; ++i) p[i] = dist(rng);
+        for (int64_t i = 0; i < n; ++i) {
+          check_stop(i);
+          p[i] = dist(rng);
+        }
         if (family == ValueFamily::Special) {
           // The type's extremes (minimum + 1: INT_MIN / -1 traps on x86, and the reference runs
           // in the supervisor), 0 and -1, one element in eight and always the first.
@@ -117,7 +131,10 @@ struct Drawer {
       }
       return d.to(t);
     }
-    for (int64_t i = 0; i < n; ++i) p[i] = real_value();
+    for (int64_t i = 0; i < n; ++i) {
+      check_stop(i);
+      p[i] = real_value();
+    }
     if (family == ValueFamily::Special) {
       huge_sign = uniform() < 0.5 ? -1.0 : 1.0;
       // One element in eight is special, and the first one always is, so even a tiny tensor has one.
@@ -578,7 +595,12 @@ void apply_rule(const c10::FunctionSchema& schema, const ArgRule& r, std::vector
 }  // namespace
 
 std::vector<c10::IValue> make_inputs(const c10::FunctionSchema& schema, const Sample& sample, std::mt19937_64& rng) {
-  Drawer draw{rng, sample.family};
+  return make_inputs(schema, sample, rng, nullptr);
+}
+
+std::vector<c10::IValue> make_inputs(const c10::FunctionSchema& schema, const Sample& sample, std::mt19937_64& rng,
+                                     const std::atomic<bool>* stop) {
+  Drawer draw{rng, sample.family, stop};
   draw.offsets = &sample.storage_offsets;
   const auto& args = schema.arguments();
   if (sample.call.args.size() > args.size())

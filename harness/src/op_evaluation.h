@@ -5,6 +5,7 @@
 // timing.cc times the passing samples against eager and bounds the claimed times.
 #pragma once
 
+#include "draws_ahead.h"
 #include "kernelgate/harness.h"
 #include "kernelgate/loader.h"
 
@@ -116,6 +117,8 @@ struct OpState {
   CallHistory history;
   OpResult result;
   std::string stopped;  // why the evaluation stopped inside this op (EvalOptions::stop_reason), "" while it goes on
+  // The trials' large draws, made ahead while the samples are judged (last: stopped and joined first).
+  std::unique_ptr<DrawsAhead> draws_ahead;
 
   bool runner_alive() const { return runner && runner->alive(); }
   // Asks EvalOptions::stop_reason (between samples, before the trials and before the timing):
@@ -212,6 +215,9 @@ void same_address_trial(OpState& op, const std::vector<Sample>& all, const std::
 void repeat_unexplained(OpState& op, const Sample& s, const Judged& j, const loader::CallOutcome& first);
 // Correctness trials beyond the suite's one call per sample (docs/threats.md B7, B8, B9, B14).
 void run_trials(OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& passed);
+// The draws the enlarged trial makes when every sample passes (the largest one scaled up), for
+// DrawsAhead to make while the samples are judged; none without trials.
+std::vector<DrawsAhead::Want> enlarged_trial_draws(const OpState& op, const std::vector<Sample>& all);
 // One judged call without allocation poisoning on the largest timed sample (CPU only).
 void unpoisoned_check(OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& timed);
 

@@ -180,12 +180,18 @@ void fresh_rounds(OpState& op, const std::vector<Sample>& all, const std::vector
 
 // A scaled-up sample's inputs and reference, with the reference's time; nothing when the sizes
 // are tied to other arguments (views, splits) or the reference rejects them.
+// The inputs come from the op's draws ahead when it made them (the same values, sooner).
 std::optional<Judged> draw_scaled(const OpState& op, const Sample& big, size_t index, size_t seed_index, double* reference_s) {
-  std::mt19937_64 rng = sample_rng(op.run.seed, op.folder.op, seed_index);
   Judged j;
   j.index = index;
   try {
-    j.inputs = make_inputs(*op.schema, big, rng);
+    std::optional<std::vector<c10::IValue>> ahead = op.draws_ahead ? op.draws_ahead->take(seed_index, big) : std::nullopt;
+    if (ahead) {
+      j.inputs = std::move(*ahead);
+    } else {
+      std::mt19937_64 rng = sample_rng(op.run.seed, op.folder.op, seed_index);
+      j.inputs = make_inputs(*op.schema, big, rng);
+    }
     const Clock::time_point t0 = Clock::now();
     reference(op, j);
     *reference_s = seconds_since(t0);
@@ -206,9 +212,11 @@ Trial scaled_call(OpState& op, const Sample& big, const Judged& j, int64_t facto
 
 double least_reference_time(const OpState& op, const Judged& judged, int timings);
 
-constexpr int64_t kLadderTarget = int64_t{1} << 22;  // input elements the size ladder reaches
-constexpr double kLadderReferenceS = 0.3;            // a reference slower than this is too large a rung
-constexpr double kLadderCallS = 1.0;                 // the candidate's predicted time, at most
+constexpr int64_t kLadderTarget = int64_t{1} << 22;         // input elements the size ladder reaches
+constexpr double kLadderReferenceS = 0.3;                   // a reference slower than this is too large a rung
+constexpr double kLadderCallS = 1.0;                        // the candidate's predicted time, at most
+constexpr int64_t kScaledMaxNumel = int64_t{1} << 20;       // the first scaling: a few MB of inputs, one call affordable for every kernel
+constexpr size_t kScaledSeed = 300000, kRungSeed = 310000;  // added to the sample's seed index
 
 // The smallest factor above `from` that gives the sample at least kLadderTarget input elements.
 std::optional<int64_t> ladder_factor(const Sample& s, int64_t from) {
@@ -236,29 +244,42 @@ std::optional<int64_t> ladder_factor(const Sample& s, int64_t from) {
 // times), the reference is expected (its work growing up to x^1.5 with the inputs, as a
 // product's) and measured under kLadderReferenceS, and the candidate's time, predicted from the
 // reference's growth, under kLadderCallS. Flops-heavy ops stop short of it.
+// The ladder's top rung above factor `from`: its factor and the scaled sample.
+std::optional<std::pair<int64_t, Sample>> ladder_rung(const Sample& s, int64_t from) {
+  std::optional<int64_t> factor = ladder_factor(s, from);
+  if (!factor) return std::nullopt;
+  std::optional<Sample> big = enlarged_sample(s, *factor);
+  if (!big) return std::nullopt;
+  return std::make_pair(*factor, std::move(*big));
+}
+
 void climb_ladder(OpState& op, const Sample& s, size_t index, int64_t from, double reference_s, double call_s) {
   std::optional<Sample> base = enlarged_sample(s, from);
-  std::optional<int64_t> factor = ladder_factor(s, from);
-  if (!base || !factor) return;
-  std::optional<Sample> big = enlarged_sample(s, *factor);
-  const double numel_growth = static_cast<double>(spec_numel(*big)) / static_cast<double>(std::max<int64_t>(1, spec_numel(*base)));
+  std::optional<std::pair<int64_t, Sample>> rung = ladder_rung(s, from);
+  if (!base || !rung) return;
+  const Sample& big = rung->second;
+  const double numel_growth = static_cast<double>(spec_numel(big)) / static_cast<double>(std::max<int64_t>(1, spec_numel(*base)));
   const double base_reference_s = std::max(reference_s, 1e-4);
   if (base_reference_s * std::pow(numel_growth, 1.5) > kLadderReferenceS) return;
   double t = 0;
-  std::optional<Judged> j = draw_scaled(op, *big, index, op.rng_index(index) + 310000, &t);
+  std::optional<Judged> j = draw_scaled(op, big, index, op.rng_index(index) + kRungSeed, &t);
   if (!j) return;
-  if (t <= 3 * kLadderReferenceS) t = std::min(t, least_reference_time(op, *j, 1));  // without a preemption or the first call's page faults
-  if (t > kLadderReferenceS) return;
   const double budget = std::min(kLadderCallS, op.policy.run_call_time_s / 8);
   // The candidate's time grows like its inputs at least and like a product's (x^1.5) at most; the
   // reference's own growth places it between. Not more: a base reference under a clock tick
   // (sum over 2^18 elements: tens of us, clamped to 1e-4 s) against a big one that pays page
   // faults made the ratio 320 for 16x the elements, and a size-only cheat went unclimbed on
   // those seeds. A kernel slower than x^1.5 still meets the policy's call limit, >= 8x the budget.
-  const double growth = std::clamp(t / base_reference_s, numel_growth, std::pow(numel_growth, 1.5));
-  if (call_s * growth > budget) return;
+  auto climbs = [&](double reference_t) {
+    const double growth = std::clamp(reference_t / base_reference_s, numel_growth, std::pow(numel_growth, 1.5));
+    return reference_t <= kLadderReferenceS && call_s * growth <= budget;
+  };
+  // A second timing (without a preemption or the first call's page faults) can only lower t, and
+  // a lower t only makes the rung more affordable: it is taken only when the first says no.
+  if (!climbs(t) && t <= 3 * kLadderReferenceS) t = std::min(t, least_reference_time(op, *j, 1));
+  if (!climbs(t)) return;
   double ignored = 0;
-  scaled_call(op, *big, *j, *factor, &ignored);
+  scaled_call(op, big, *j, rung->first, &ignored);
 }
 
 // The reference on `judged`'s inputs, timed `timings` times: the least (the reference's own cost,
@@ -282,20 +303,48 @@ double least_reference_time(const OpState& op, const Judged& judged, int timings
 // then, right there, once more at the size ladder's top rung (2^22 input elements where the op
 // allows; not where the suite's samples are that large already). A wrong answer is left to the
 // size probe.
-void enlarged_trial(OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& passed) {
-  if (passed.empty()) return;
-  const Judged& largest = *std::max_element(passed.begin(), passed.end(),
-                                            [](const Judged& a, const Judged& b) { return input_numel(a.inputs) < input_numel(b.inputs); });
-  const Sample& s = all[largest.index];
-  if (spec_numel(s) >= kLadderTarget) return;
-  const int64_t max_numel = int64_t{1} << 20;  // a few MB of inputs: one call, affordable for every kernel
+// The scalings the enlarged trial tries on sample `s`, in order: x4, then x2, each within
+// kScaledMaxNumel input elements and larger than `s`.
+std::vector<std::pair<int64_t, Sample>> scalings(const Sample& s) {
+  std::vector<std::pair<int64_t, Sample>> out;
   for (int64_t factor : {4, 2}) {
     std::optional<Sample> big = enlarged_sample(s, factor);
-    if (!big || spec_numel(*big) > max_numel || spec_numel(*big) <= spec_numel(s)) continue;
+    if (big && spec_numel(*big) <= kScaledMaxNumel && spec_numel(*big) > spec_numel(s)) out.emplace_back(factor, std::move(*big));
+  }
+  return out;
+}
+
+// The passing sample the enlarged trial scales: the one with the most input elements.
+const Judged& largest_passed(const std::vector<Judged>& passed) {
+  return *std::max_element(passed.begin(), passed.end(),
+                           [](const Judged& a, const Judged& b) { return input_numel(a.inputs) < input_numel(b.inputs); });
+}
+
+// The draws enlarged_trial makes on sample `s` (the suite's `index`) when its scaled calls pass:
+// the first scaling and the ladder's top rung above it.
+std::vector<DrawsAhead::Want> enlarged_draws(const OpState& op, const Sample& s, size_t index) {
+  std::vector<DrawsAhead::Want> wants;
+  if (spec_numel(s) >= kLadderTarget) return wants;
+  auto want = [&](size_t seed_index, Sample sample) {
+    wants.push_back({seed_index, std::move(sample), sample_rng(op.run.seed, op.folder.op, seed_index)});
+  };
+  std::vector<std::pair<int64_t, Sample>> scaled = scalings(s);
+  const int64_t from = scaled.empty() ? 1 : scaled.front().first;
+  if (!scaled.empty()) want(op.rng_index(index) + kScaledSeed, std::move(scaled.front().second));
+  if (std::optional<std::pair<int64_t, Sample>> rung = ladder_rung(s, from)) want(op.rng_index(index) + kRungSeed, std::move(rung->second));
+  return wants;
+}
+
+void enlarged_trial(OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& passed) {
+  if (passed.empty()) return;
+  const Judged& largest = largest_passed(passed);
+  const Sample& s = all[largest.index];
+  if (spec_numel(s) >= kLadderTarget) return;
+  for (const auto& [factor, big] : scalings(s)) {
     double reference_s = 0, call_s = 0;
-    std::optional<Judged> drawn = draw_scaled(op, *big, largest.index, op.rng_index(largest.index) + 300000, &reference_s);
+    std::optional<Judged> drawn = draw_scaled(op, big, largest.index, op.rng_index(largest.index) + kScaledSeed, &reference_s);
     if (!drawn) continue;  // sizes tied to other arguments (views, splits): not scalable this way
-    if (scaled_call(op, *big, *drawn, factor, &call_s) != Trial::Right) return;
+    if (scaled_call(op, big, *drawn, factor, &call_s) != Trial::Right) return;
     // The ladder's gate scales this time up by the rung's growth (up to x^1.5): one measurement
     // inflated by the machine's load (a preemption, the first call's page faults) would skip the
     // rung on a busy machine and not on an idle one, and a size-only cheat would pass or not with
@@ -308,6 +357,19 @@ void enlarged_trial(OpState& op, const std::vector<Sample>& all, const std::vect
   // reference timings, as above).
   climb_ladder(op, s, largest.index, 1, least_reference_time(op, largest, 2), largest.call_s);
 }
+
+}  // namespace
+
+std::vector<DrawsAhead::Want> enlarged_trial_draws(const OpState& op, const std::vector<Sample>& all) {
+  if (all.empty() || op.policy.correctness_trials < 2 || op.run.options.repro || !draws_ahead_enabled()) return {};
+  // The largest sample, as enlarged_trial picks it among the passing ones when all pass.
+  size_t index = 0;
+  for (size_t i = 1; i < all.size(); ++i)
+    if (spec_numel(all[i]) > spec_numel(all[index])) index = i;
+  return enlarged_draws(op, all[index], index);
+}
+
+namespace {
 
 // The size probe's inputs: the subject's cut by the smallest factor that brings them within the
 // largest passing size, with their reference. Nothing when no cut gets there.
@@ -435,6 +497,19 @@ void repeat_unexplained(OpState& op, const Sample& s, const Judged& j, const loa
 // probe. The first wrong call is looked at again on a fresh runner.
 void run_trials(OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& passed) {
   const bool trials = op.policy.correctness_trials >= 2;
+  // The draws made ahead were for the sample predicted largest. Another one (the predicted one
+  // skipped or failed) gets its draws started now, beside the trials before the enlarged one; a
+  // failure already recorded means no enlarged trial, and no draws.
+  if (trials && !passed.empty() && op.result.failures.empty() && draws_ahead_enabled()) {
+    const size_t largest = largest_passed(passed).index;
+    std::vector<DrawsAhead::Want> wants = enlarged_draws(op, all[largest], largest);
+    if (wants.empty() || !(op.draws_ahead && op.draws_ahead->has_all(wants))) {
+      op.draws_ahead.reset();
+      if (!wants.empty()) op.draws_ahead = std::make_unique<DrawsAhead>(*op.schema, std::move(wants));
+    }
+  } else {
+    op.draws_ahead.reset();
+  }
   if (trials) {
     if (!passed.empty()) repeat_right_call(op, all[passed.front().index], passed.front());
     if (op.result.failures.empty()) fresh_rounds(op, all, passed);

@@ -3,6 +3,7 @@
 // index arguments valid values.
 #include "kernelgate/harness.h"
 #include "kernelgate/loader.h"
+#include "sample_spec.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -11,16 +12,9 @@
 #include <functional>
 
 using namespace kg::harness;
+using kg::harness::test::sample;
 
 namespace {
-
-Sample sample(const std::string& op, const std::string& spec, ValueFamily f = ValueFamily::Normal) {
-  Sample s;
-  s.op = op;
-  s.call = kg::trace::parse_call(spec);
-  s.family = f;
-  return s;
-}
 
 std::vector<c10::IValue> inputs(const Sample& s, uint64_t seed = 5) {
   std::mt19937_64 rng(seed);
