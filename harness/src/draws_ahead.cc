@@ -46,6 +46,10 @@ DrawsAhead::~DrawsAhead() {
   if (thread_.joinable()) thread_.join();
 }
 
+void DrawsAhead::finish() {
+  if (thread_.joinable()) thread_.join();
+}
+
 bool DrawsAhead::has_all(const std::vector<Want>& wants) const {
   for (const Want& w : wants) {
     const std::string key = sample_key(w.sample);

@@ -55,6 +55,9 @@ class DrawsAhead {
   // draw threw, as the trial's own make_inputs would have.
   std::optional<std::vector<c10::IValue>> take(size_t seed_index, const Sample& sample);
 
+  // Waits until every draw is made (or has failed): no draw runs after it returns.
+  void finish();
+
   // Whether every one of `wants` is being drawn here (and not taken yet).
   bool has_all(const std::vector<Want>& wants) const;
 

@@ -399,11 +399,20 @@ void evaluate_samples(OpState& op) {
   if (!start_runner(op, shared, r)) return;
   t = Clock::now();
   std::vector<Judged> passed = judge_samples(op, all);
+  // The timing's value sets are drawn beside the trials (which may take a while on the device).
+  if (timing_wanted(op, passed) && !op.run.options.repro && op.policy.correctness_trials >= 2 && draws_ahead_enabled())
+    if (std::vector<DrawsAhead::Want> wants = rotation_draws(op, all, passed); !wants.empty())
+      op.timing_draws_ahead = std::make_unique<DrawsAhead>(*op.schema, std::move(wants));
   if (!op.run.options.repro && !op.must_stop()) run_trials(op, all, passed);
   op.draws_ahead.reset();  // what the trials did not take: stopped before any timing
   r.judging_s = seconds_since(t);
   if (timing_wanted(op, passed) && !op.must_stop()) {
     op.run.progress(op.folder.op, "timing", all.size(), all.size());
+    // Every draw ahead done before the device is taken, so that nothing runs beside the timed
+    // calls; what is left of them counts as the timing's (it would have drawn them itself).
+    t = Clock::now();
+    if (op.timing_draws_ahead) op.timing_draws_ahead->finish();
+    const double draws_left_s = seconds_since(t);
     t = Clock::now();
     std::unique_lock<DeviceLock> alone;
     if (shared) {
@@ -415,8 +424,9 @@ void evaluate_samples(OpState& op) {
     t = Clock::now();
     time_samples(op, all, passed);
     unpoisoned_check(op, all, passed);
-    r.timing_s = seconds_since(t);
+    r.timing_s = seconds_since(t) + draws_left_s;
   }
+  op.timing_draws_ahead.reset();
   t = Clock::now();
   finish_runner(op);
   r.runner_end_s = seconds_since(t);

@@ -188,11 +188,16 @@ void reference(const OpState& op, Judged& j) {
 }
 
 std::optional<Judged> draw_judged(const OpState& op, const Sample& s, size_t index, size_t seed_index) {
-  std::mt19937_64 rng = sample_rng(op.run.seed, op.folder.op, seed_index);
   Judged j;
   j.index = index;
   try {
-    j.inputs = make_inputs(*op.schema, s, rng);
+    std::optional<std::vector<c10::IValue>> ahead = op.timing_draws_ahead ? op.timing_draws_ahead->take(seed_index, s) : std::nullopt;
+    if (ahead) {
+      j.inputs = std::move(*ahead);
+    } else {
+      std::mt19937_64 rng = sample_rng(op.run.seed, op.folder.op, seed_index);
+      j.inputs = make_inputs(*op.schema, s, rng);
+    }
     reference(op, j);
   } catch (const std::exception&) { return std::nullopt; }
   return j;

@@ -119,6 +119,8 @@ struct OpState {
   std::string stopped;  // why the evaluation stopped inside this op (EvalOptions::stop_reason), "" while it goes on
   // The trials' large draws, made ahead while the samples are judged (last: stopped and joined first).
   std::unique_ptr<DrawsAhead> draws_ahead;
+  // The timing's rotation sets, drawn during the trials and finished before the timed calls.
+  std::unique_ptr<DrawsAhead> timing_draws_ahead;
 
   bool runner_alive() const { return runner && runner->alive(); }
   // Asks EvalOptions::stop_reason (between samples, before the trials and before the timing):
@@ -225,5 +227,8 @@ void unpoisoned_check(OpState& op, const std::vector<Sample>& all, const std::ve
 
 // Times the largest passing samples: candidate and eager through the same runner loop.
 void time_samples(OpState& op, const std::vector<Sample>& all, std::vector<Judged>& passed);
+// The value sets time_samples draws for its rotation when the probe asks for the most calls
+// (within 64 MiB in all), for DrawsAhead to make during the trials.
+std::vector<DrawsAhead::Want> rotation_draws(const OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& passed);
 
 }  // namespace kg::harness::evaluation

@@ -14,6 +14,8 @@
 namespace kg::harness::evaluation {
 namespace {
 
+constexpr size_t kRotationSeed = 400000;  // added to the sample's seed index, and the set's number
+
 // The candidate's timed calls did not complete. A runner that died names its signal or limit
 // and the phase; whoever killed it, the op is not timed and not passed (the supervisor cannot
 // tell an outside kill from the kernel's own).
@@ -65,7 +67,7 @@ std::vector<Judged> rotation_sets(const OpState& op, const Sample& s, const Judg
   const size_t want = std::min<size_t>({protocol::kMaxInputSets, static_cast<size_t>(std::max(calls, 1)), budget / bytes});
   std::vector<Judged> out;
   for (size_t k = 1; k < want; ++k) {
-    std::optional<Judged> x = draw_judged(op, s, j.index, op.rng_index(j.index) + 400000 + k);
+    std::optional<Judged> x = draw_judged(op, s, j.index, op.rng_index(j.index) + kRotationSeed + k);
     if (!x) break;  // the sets drawn so far stay
     out.push_back(std::move(*x));
   }
@@ -182,6 +184,33 @@ std::optional<Timing> time_sample(OpState& op, const Sample& s, const Judged& j)
 }
 
 }  // namespace
+
+std::vector<DrawsAhead::Want> rotation_draws(const OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& passed) {
+  std::vector<DrawsAhead::Want> wants;
+  const policy::Policy& pol = op.policy;
+  // time_samples' order: the same sort over the same sizes gives the same permutation.
+  std::vector<std::pair<int64_t, size_t>> order;
+  for (size_t k = 0; k < passed.size(); ++k) order.emplace_back(input_numel(passed[k].inputs), k);
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (order.size() > static_cast<size_t>(std::max(1, op.run.options.timed_samples)))
+    order.resize(static_cast<size_t>(op.run.options.timed_samples));
+  // rotation_sets' count when the probe asks for the most calls, within kDrawsAheadMib in all.
+  constexpr size_t kDrawsAheadMib = 64;
+  const size_t budget = static_cast<size_t>(pol.timing_rotation_mib) << 20;
+  const size_t ahead_budget = std::min<size_t>(pol.timing_rotation_mib, kDrawsAheadMib) << 20;
+  const int most_calls = std::min(pol.timing_max_reps, static_cast<int>(protocol::kMaxTimedReps)) + pol.timing_warmup;
+  size_t ahead_bytes = 0;
+  for (const auto& [numel, k] : order) {
+    const Judged& j = passed[k];
+    const size_t bytes = std::max<size_t>(1, wire::encoded_size(j.inputs));
+    const size_t sets = std::min<size_t>({protocol::kMaxInputSets, static_cast<size_t>(std::max(most_calls, 1)), budget / bytes});
+    for (size_t set = 1; set < sets && ahead_bytes + bytes <= ahead_budget; ++set, ahead_bytes += bytes) {
+      const size_t seed_index = op.rng_index(j.index) + kRotationSeed + set;
+      wants.push_back({seed_index, all[j.index], sample_rng(op.run.seed, op.folder.op, seed_index)});
+    }
+  }
+  return wants;
+}
 
 void time_samples(OpState& op, const std::vector<Sample>& all, std::vector<Judged>& passed) {
   std::sort(passed.begin(), passed.end(), [](const Judged& a, const Judged& b) { return input_numel(a.inputs) > input_numel(b.inputs); });

@@ -1,7 +1,7 @@
 // DrawsAhead* tests: inputs drawn ahead on another thread are exactly the ones make_inputs draws
 // where they are used (every byte of every storage), are taken only for the same sample at the
-// same seed index and only once, carry a failed draw's exception to the taker, and a draw no one
-// wants any more stops part-way.
+// same seed index and only once (in any order, after finish() too), carry a failed draw's
+// exception to the taker, and a draw no one wants any more stops part-way.
 #include "draws_ahead.h"
 
 #include "kernelgate/harness.h"
@@ -109,4 +109,19 @@ TEST(DrawsAhead, AStopEndsALargeDrawPartWay) {
   expect_same_bytes(make_inputs(kg::loader::aten_schema("relu.default"), big, rng, &stop), drawn_here(1, big));
   // Destroyed with its draws not taken: they stop, and the destructor returns.
   for (int k = 0; k < 3; ++k) DrawsAhead ahead(kg::loader::aten_schema("relu.default"), {want(1, big), want(2, big), want(3, big)});
+}
+
+TEST(DrawsAhead, FinishWaitsForEveryDrawAndTheyAreStillTaken) {
+  const Sample a = sample("relu.default", "((T([1048576], f32),), {})");
+  const Sample b = sample("relu.default", "((T([64, 128], f16),), {})", ValueFamily::Special);
+  DrawsAhead ahead(kg::loader::aten_schema("relu.default"), {want(400001, a), want(400002, b)});
+  ahead.finish();
+  ahead.finish();  // again: nothing left to wait for
+  EXPECT_TRUE(ahead.has_all({want(400001, a), want(400002, b)}));
+  std::optional<std::vector<c10::IValue>> second = ahead.take(400002, b);
+  ASSERT_TRUE(second);
+  expect_same_bytes(*second, drawn_here(400002, b));
+  std::optional<std::vector<c10::IValue>> first = ahead.take(400001, a);
+  ASSERT_TRUE(first);
+  expect_same_bytes(*first, drawn_here(400001, a));
 }
