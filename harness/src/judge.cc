@@ -187,17 +187,18 @@ void reference(const OpState& op, Judged& j) {
   j.ref_args = to_device(on_device, at::Device(at::kCPU));
 }
 
+std::vector<c10::IValue> draw_inputs(const OpState& op, DrawsAhead* ahead, const Sample& s, size_t seed_index) {
+  if (ahead)
+    if (std::optional<std::vector<c10::IValue>> drawn = ahead->take(seed_index, s)) return std::move(*drawn);
+  std::mt19937_64 rng = sample_rng(op.run.seed, op.folder.op, seed_index);
+  return make_inputs(*op.schema, s, rng);
+}
+
 std::optional<Judged> draw_judged(const OpState& op, const Sample& s, size_t index, size_t seed_index) {
   Judged j;
   j.index = index;
   try {
-    std::optional<std::vector<c10::IValue>> ahead = op.timing_draws_ahead ? op.timing_draws_ahead->take(seed_index, s) : std::nullopt;
-    if (ahead) {
-      j.inputs = std::move(*ahead);
-    } else {
-      std::mt19937_64 rng = sample_rng(op.run.seed, op.folder.op, seed_index);
-      j.inputs = make_inputs(*op.schema, s, rng);
-    }
+    j.inputs = draw_inputs(op, op.timing_draws_ahead.get(), s, seed_index);
     reference(op, j);
   } catch (const std::exception&) { return std::nullopt; }
   return j;

@@ -148,6 +148,9 @@ Failure sample_failure(const Sample& s, size_t index, const std::vector<c10::IVa
 policy::Category category_for_death(const loader::CallOutcome& out);
 // The reference on the evaluation device, brought back to the CPU for judging.
 void reference(const OpState& op, Judged& j);
+// Sample `s`'s values drawn from the run's seed at `seed_index`: taken from `ahead` when it drew
+// them, else drawn here (the same values either way).
+std::vector<c10::IValue> draw_inputs(const OpState& op, DrawsAhead* ahead, const Sample& s, size_t seed_index);
 // Fresh values for sample `s` (drawn from the run's seed at `seed_index`) with their reference;
 // nothing when they cannot be drawn or the reference rejects them.
 std::optional<Judged> draw_judged(const OpState& op, const Sample& s, size_t index, size_t seed_index);

@@ -185,13 +185,7 @@ std::optional<Judged> draw_scaled(const OpState& op, const Sample& big, size_t i
   Judged j;
   j.index = index;
   try {
-    std::optional<std::vector<c10::IValue>> ahead = op.draws_ahead ? op.draws_ahead->take(seed_index, big) : std::nullopt;
-    if (ahead) {
-      j.inputs = std::move(*ahead);
-    } else {
-      std::mt19937_64 rng = sample_rng(op.run.seed, op.folder.op, seed_index);
-      j.inputs = make_inputs(*op.schema, big, rng);
-    }
+    j.inputs = draw_inputs(op, op.draws_ahead.get(), big, seed_index);
     const Clock::time_point t0 = Clock::now();
     reference(op, j);
     *reference_s = seconds_since(t0);
