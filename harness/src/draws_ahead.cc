@@ -2,6 +2,7 @@
 
 #include "kernelgate/trace.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <exception>
 
@@ -50,24 +51,22 @@ void DrawsAhead::finish() {
   if (thread_.joinable()) thread_.join();
 }
 
-bool DrawsAhead::has_all(const std::vector<Want>& wants) const {
-  for (const Want& w : wants) {
-    const std::string key = sample_key(w.sample);
-    bool found = false;
-    for (const Entry& e : entries_) found |= e.seed_index == w.seed_index && e.key == key && e.inputs.valid();
-    if (!found) return false;
-  }
-  return true;
+DrawsAhead::Entry* DrawsAhead::find(size_t seed_index, const Sample& sample) {
+  const std::string key = sample_key(sample);
+  for (Entry& e : entries_)
+    if (e.seed_index == seed_index && e.key == key && e.inputs.valid()) return &e;
+  return nullptr;
+}
+
+bool DrawsAhead::has_all(const std::vector<Want>& wants) {
+  return std::all_of(wants.begin(), wants.end(), [&](const Want& w) { return find(w.seed_index, w.sample) != nullptr; });
 }
 
 std::optional<std::vector<c10::IValue>> DrawsAhead::take(size_t seed_index, const Sample& sample) {
-  const std::string key = sample_key(sample);
-  for (Entry& e : entries_) {
-    if (e.seed_index != seed_index || e.key != key || !e.inputs.valid()) continue;
-    ++taken_;
-    return e.inputs.get();
-  }
-  return std::nullopt;
+  Entry* e = find(seed_index, sample);
+  if (!e) return std::nullopt;
+  ++taken_;
+  return e->inputs.get();
 }
 
 }  // namespace kg::harness::evaluation

@@ -1,6 +1,7 @@
-// Inputs drawn ahead: the large draws of an op's trials (its largest sample scaled up) made on a
-// thread of their own while the suite's samples are judged, with the same make_inputs on the same
-// seed, so the trial takes exactly the values it would have drawn itself, sooner.
+// Inputs drawn ahead: an op's large draws (the trials' largest sample scaled up, the timing's
+// value sets) made on a thread of their own while the op does other work, with the same
+// make_inputs on the same seed, so the caller takes exactly the values it would have drawn
+// itself, sooner.
 #pragma once
 
 #include "kernelgate/harness.h"
@@ -59,7 +60,7 @@ class DrawsAhead {
   void finish();
 
   // Whether every one of `wants` is being drawn here (and not taken yet).
-  bool has_all(const std::vector<Want>& wants) const;
+  bool has_all(const std::vector<Want>& wants);
 
   // How many draws were taken: for tests.
   int taken() const { return taken_; }
@@ -67,9 +68,12 @@ class DrawsAhead {
  private:
   struct Entry {
     size_t seed_index = 0;
-    std::string key;  // the sample's call, family and offsets
+    std::string key;  // everything of the sample that make_inputs reads
     std::future<std::vector<c10::IValue>> inputs;
   };
+  // The entry not taken yet for `sample` at `seed_index`, or null.
+  Entry* find(size_t seed_index, const Sample& sample);
+
   std::vector<Entry> entries_;
   std::atomic<bool> stop_{false};
   std::thread thread_;

@@ -400,7 +400,7 @@ void evaluate_samples(OpState& op) {
   t = Clock::now();
   std::vector<Judged> passed = judge_samples(op, all);
   // The timing's value sets are drawn beside the trials (which may take a while on the device).
-  if (timing_wanted(op, passed) && !op.run.options.repro && op.policy.correctness_trials >= 2 && draws_ahead_enabled())
+  if (timing_wanted(op, passed))
     if (std::vector<DrawsAhead::Want> wants = rotation_draws(op, all, passed); !wants.empty())
       op.timing_draws_ahead = std::make_unique<DrawsAhead>(*op.schema, std::move(wants));
   if (!op.run.options.repro && !op.must_stop()) run_trials(op, all, passed);

@@ -231,7 +231,7 @@ void unpoisoned_check(OpState& op, const std::vector<Sample>& all, const std::ve
 // Times the largest passing samples: candidate and eager through the same runner loop.
 void time_samples(OpState& op, const std::vector<Sample>& all, std::vector<Judged>& passed);
 // The value sets time_samples draws for its rotation when the probe asks for the most calls
-// (within 64 MiB in all), for DrawsAhead to make during the trials.
+// (within 64 MiB in all), for DrawsAhead to make during the trials; none without trials.
 std::vector<DrawsAhead::Want> rotation_draws(const OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& passed);
 
 }  // namespace kg::harness::evaluation

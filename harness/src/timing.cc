@@ -61,10 +61,15 @@ int fresh_reps(const policy::Policy& pol, int reps, int value_sets) {
 // call before it saw, so a kernel that memoises outputs by content (B7) gains nothing, and the
 // outputs of every set's last call are judged. Bounded by the policy's timing.rotation_mib over
 // all sets (the judged one included).
-std::vector<Judged> rotation_sets(const OpState& op, const Sample& s, const Judged& j, int calls) {
+// How many value sets (the judged one included) `calls` calls of `j`'s sample rotate through.
+size_t rotation_set_count(const OpState& op, const Judged& j, int calls) {
   const size_t budget = static_cast<size_t>(op.policy.timing_rotation_mib) << 20;
   const size_t bytes = std::max<size_t>(1, wire::encoded_size(j.inputs));
-  const size_t want = std::min<size_t>({protocol::kMaxInputSets, static_cast<size_t>(std::max(calls, 1)), budget / bytes});
+  return std::min<size_t>({protocol::kMaxInputSets, static_cast<size_t>(std::max(calls, 1)), budget / bytes});
+}
+
+std::vector<Judged> rotation_sets(const OpState& op, const Sample& s, const Judged& j, int calls) {
+  const size_t want = rotation_set_count(op, j, calls);
   std::vector<Judged> out;
   for (size_t k = 1; k < want; ++k) {
     std::optional<Judged> x = draw_judged(op, s, j.index, op.rng_index(j.index) + kRotationSeed + k);
@@ -183,27 +188,34 @@ std::optional<Timing> time_sample(OpState& op, const Sample& s, const Judged& j)
   return t;
 }
 
+// The positions in `passed` of the samples timed, in the order they are timed: the largest first.
+std::vector<size_t> timed_order(const OpState& op, const std::vector<Judged>& passed) {
+  std::vector<std::pair<int64_t, size_t>> by_size;
+  for (size_t k = 0; k < passed.size(); ++k) by_size.emplace_back(input_numel(passed[k].inputs), k);
+  std::sort(by_size.begin(), by_size.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  const int timed_samples = op.run.options.timed_samples;
+  if (by_size.size() > static_cast<size_t>(std::max(1, timed_samples))) by_size.resize(static_cast<size_t>(timed_samples));
+  std::vector<size_t> out;
+  for (const auto& [numel, k] : by_size) out.push_back(k);
+  return out;
+}
+
 }  // namespace
 
 std::vector<DrawsAhead::Want> rotation_draws(const OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& passed) {
   std::vector<DrawsAhead::Want> wants;
+  // Only where the trials leave time to draw them, and not for one sample's repro.
+  if (op.policy.correctness_trials < 2 || op.run.options.repro || !draws_ahead_enabled()) return wants;
   const policy::Policy& pol = op.policy;
-  // time_samples' order: the same sort over the same sizes gives the same permutation.
-  std::vector<std::pair<int64_t, size_t>> order;
-  for (size_t k = 0; k < passed.size(); ++k) order.emplace_back(input_numel(passed[k].inputs), k);
-  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  if (order.size() > static_cast<size_t>(std::max(1, op.run.options.timed_samples)))
-    order.resize(static_cast<size_t>(op.run.options.timed_samples));
-  // rotation_sets' count when the probe asks for the most calls, within kDrawsAheadMib in all.
+  // rotation_sets' sets when the probe asks for the most calls, within kDrawsAheadMib in all.
   constexpr size_t kDrawsAheadMib = 64;
-  const size_t budget = static_cast<size_t>(pol.timing_rotation_mib) << 20;
   const size_t ahead_budget = std::min<size_t>(pol.timing_rotation_mib, kDrawsAheadMib) << 20;
   const int most_calls = std::min(pol.timing_max_reps, static_cast<int>(protocol::kMaxTimedReps)) + pol.timing_warmup;
   size_t ahead_bytes = 0;
-  for (const auto& [numel, k] : order) {
+  for (size_t k : timed_order(op, passed)) {
     const Judged& j = passed[k];
     const size_t bytes = std::max<size_t>(1, wire::encoded_size(j.inputs));
-    const size_t sets = std::min<size_t>({protocol::kMaxInputSets, static_cast<size_t>(std::max(most_calls, 1)), budget / bytes});
+    const size_t sets = rotation_set_count(op, j, most_calls);
     for (size_t set = 1; set < sets && ahead_bytes + bytes <= ahead_budget; ++set, ahead_bytes += bytes) {
       const size_t seed_index = op.rng_index(j.index) + kRotationSeed + set;
       wants.push_back({seed_index, all[j.index], sample_rng(op.run.seed, op.folder.op, seed_index)});
@@ -213,9 +225,9 @@ std::vector<DrawsAhead::Want> rotation_draws(const OpState& op, const std::vecto
 }
 
 void time_samples(OpState& op, const std::vector<Sample>& all, std::vector<Judged>& passed) {
-  std::sort(passed.begin(), passed.end(), [](const Judged& a, const Judged& b) { return input_numel(a.inputs) > input_numel(b.inputs); });
-  const int timed_samples = op.run.options.timed_samples;
-  if (passed.size() > static_cast<size_t>(std::max(1, timed_samples))) passed.resize(static_cast<size_t>(timed_samples));
+  std::vector<Judged> largest_first;
+  for (size_t k : timed_order(op, passed)) largest_first.push_back(std::move(passed[k]));
+  passed = std::move(largest_first);
   double log_sum = 0;
   int timed = 0;
   for (const Judged& j : passed) {

@@ -178,9 +178,9 @@ void fresh_rounds(OpState& op, const std::vector<Sample>& all, const std::vector
   }
 }
 
-// A scaled-up sample's inputs and reference, with the reference's time; nothing when the sizes
-// are tied to other arguments (views, splits) or the reference rejects them.
-// The inputs come from the op's draws ahead when it made them (the same values, sooner).
+// A scaled-up sample's inputs (from the op's draws ahead when it made them) and reference, with
+// the reference's time; nothing when the sizes are tied to other arguments (views, splits) or the
+// reference rejects them.
 std::optional<Judged> draw_scaled(const OpState& op, const Sample& big, size_t index, size_t seed_index, double* reference_s) {
   Judged j;
   j.index = index;
@@ -233,11 +233,6 @@ std::optional<int64_t> ladder_factor(const Sample& s, int64_t from) {
   return std::nullopt;
 }
 
-// The size ladder's top rung (B14): the sample scaled to kLadderTarget input elements, called
-// once, where that is affordable: from a right call at factor `from` (its reference and call
-// times), the reference is expected (its work growing up to x^1.5 with the inputs, as a
-// product's) and measured under kLadderReferenceS, and the candidate's time, predicted from the
-// reference's growth, under kLadderCallS. Flops-heavy ops stop short of it.
 // The ladder's top rung above factor `from`: its factor and the scaled sample.
 std::optional<std::pair<int64_t, Sample>> ladder_rung(const Sample& s, int64_t from) {
   std::optional<int64_t> factor = ladder_factor(s, from);
@@ -247,6 +242,11 @@ std::optional<std::pair<int64_t, Sample>> ladder_rung(const Sample& s, int64_t f
   return std::make_pair(*factor, std::move(*big));
 }
 
+// The size ladder's top rung (B14): the sample scaled to kLadderTarget input elements, called
+// once, where that is affordable: from a right call at factor `from` (its reference and call
+// times), the reference is expected (its work growing up to x^1.5 with the inputs, as a
+// product's) and measured under kLadderReferenceS, and the candidate's time, predicted from the
+// reference's growth, under kLadderCallS. Flops-heavy ops stop short of it.
 void climb_ladder(OpState& op, const Sample& s, size_t index, int64_t from, double reference_s, double call_s) {
   std::optional<Sample> base = enlarged_sample(s, from);
   std::optional<std::pair<int64_t, Sample>> rung = ladder_rung(s, from);
@@ -292,11 +292,6 @@ double least_reference_time(const OpState& op, const Judged& judged, int timings
   return least;
 }
 
-// Shape specialisation (B14): the suite's samples are small, so the largest passing one is run
-// again with its sizes scaled up (x4, or x2 where x4 is too large, within 2^20 input elements),
-// then, right there, once more at the size ladder's top rung (2^22 input elements where the op
-// allows; not where the suite's samples are that large already). A wrong answer is left to the
-// size probe.
 // The scalings the enlarged trial tries on sample `s`, in order: x4, then x2, each within
 // kScaledMaxNumel input elements and larger than `s`.
 std::vector<std::pair<int64_t, Sample>> scalings(const Sample& s) {
@@ -329,6 +324,11 @@ std::vector<DrawsAhead::Want> enlarged_draws(const OpState& op, const Sample& s,
   return wants;
 }
 
+// Shape specialisation (B14): the suite's samples are small, so the largest passing one is run
+// again with its sizes scaled up (x4, or x2 where x4 is too large, within 2^20 input elements),
+// then, right there, once more at the size ladder's top rung (2^22 input elements where the op
+// allows; not where the suite's samples are that large already). A wrong answer is left to the
+// size probe.
 void enlarged_trial(OpState& op, const std::vector<Sample>& all, const std::vector<Judged>& passed) {
   if (passed.empty()) return;
   const Judged& largest = largest_passed(passed);
