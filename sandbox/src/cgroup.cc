@@ -282,6 +282,15 @@ int remove_tree(const std::string& dir, std::string* what) {
   return err;
 }
 
+// An unprivileged supervisor shares the box directory with root's when it was started from root's
+// cgroup; root's stale boxes are root's to sweep (it could remove none of them, and would report
+// each as left behind).
+bool ours_to_sweep(const std::string& dir) {
+  const uid_t me = ::geteuid();
+  struct stat st {};
+  return me == 0 || (::stat(dir.c_str(), &st) == 0 && st.st_uid == me);
+}
+
 }  // namespace
 
 std::optional<BoxOwner> parse_box_name(const std::string& name) {
@@ -331,7 +340,7 @@ Sweep sweep_stale_in(const std::string& base) {
   Sweep out;
   for (const std::string& dir : subdirectories(base)) {
     std::optional<BoxOwner> owner = parse_box_name(dir.substr(dir.rfind('/') + 1));
-    if (!owner || owner_alive(*owner)) continue;
+    if (!owner || owner_alive(*owner) || !ours_to_sweep(dir)) continue;
     // A legacy name carries no start time and no namespace: its pid may be another one's, so
     // nothing in it is killed; a box with processes left then stays (rmdir refuses).
     if (!owner->legacy) out.killed += kill_tree(dir);

@@ -39,7 +39,8 @@ struct Sweep {
 };
 // Removes the box cgroups whose owner is gone from the directories where this process creates
 // its own boxes: kills what is still inside (cgroup.kill on v2, else SIGKILL per pid), then
-// removes the directories depth-first. Box cgroups of live supervisors are never touched.
+// removes the directories depth-first. Box cgroups of live supervisors are never touched, nor,
+// unless this process is root, those another user owns.
 // Runs once per process before its first box (startup_sweep()); callable again.
 Sweep sweep_stale();
 Sweep sweep_stale_in(const std::string& base);
