@@ -16,8 +16,8 @@ namespace kg::harness {
 // Whether every element of `a` passes against `e` by compare_real's rules (NaN positions, then
 // +-inf positions and signs, then |a - e| <= atol + rtol * |e| in double; with `any_nonfinite`, a
 // position where both are non-finite agrees). nullopt where this pass does not apply: tensors not
-// both on the CPU, of one floating dtype (double, float, half, bfloat16), the same sizes and
-// contiguous; the caller then compares as before.
+// both dense on the CPU, of one floating dtype (double, float, half, bfloat16), the same sizes and
+// contiguous (a sparse output, say); the caller then compares as before.
 std::optional<bool> all_elements_pass(const at::Tensor& e, const at::Tensor& a, const policy::Tolerance& tol, bool any_nonfinite);
 
 // Whether `e` and `a` hold the same bytes: both on the CPU, of one dtype, the same sizes and

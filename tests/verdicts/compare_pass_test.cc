@@ -116,6 +116,8 @@ TEST(VerdictComparePass, OnlyPlainCpuFloatingTensorsOfOneDtypeAndShapeAreTakenHe
   EXPECT_FALSE(all_elements_pass(at::ones({4}, at::kInt), at::ones({4}, at::kInt), tol, false)) << "integers";
   const at::Tensor strided = at::ones({4, 2}, at::kFloat).select(1, 0);
   EXPECT_FALSE(all_elements_pass(strided, strided, tol, false)) << "not contiguous";
+  const at::Tensor sparse = at::eye(4, at::kFloat).to_sparse();
+  EXPECT_FALSE(all_elements_pass(sparse, sparse, tol, false)) << "not dense";
   EXPECT_EQ(all_elements_pass(f, f, tol, false), std::optional<bool>(true));
 }
 
