@@ -66,9 +66,9 @@ TEST(VerdictComparePass, EveryPairOfEdgeValuesGetsTheTensorPathsVerdict) {
     for (const char* op : {"relu.default", "mm.default"}) {  // mm: any non-finite agrees with a non-finite reference
       const kg::policy::Tolerance tol = policy.tolerance_for(op, dt);
       const bool any_nonfinite = kg::harness::is_contraction(op);
-      for (double e0 : special_values())
-        for (double a : answers_for(with_neighbours(e0, dtype).front(), dtype, tol)) {
-          const double e = with_neighbours(e0, dtype).front();
+      for (double special : special_values()) {
+        const double e = with_neighbours(special, dtype).front();  // as the dtype holds it
+        for (double a : answers_for(e, dtype, tol)) {
           const std::vector<double> ev = {e, e}, av = {a, a};
           const std::optional<bool> fast = all_elements_pass(contiguous_of(ev, dtype), contiguous_of(av, dtype), tol, any_nonfinite);
           ASSERT_TRUE(fast.has_value()) << dt;
@@ -77,6 +77,7 @@ TEST(VerdictComparePass, EveryPairOfEdgeValuesGetsTheTensorPathsVerdict) {
           ++pairs;
           failing += !tensor_path;
         }
+      }
     }
   }
   EXPECT_GT(failing, pairs / 4) << "the edge values should fail often";
