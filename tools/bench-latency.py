@@ -118,6 +118,8 @@ class Bench:
         if "build" in phases:  # the op's build step: its build (or wait for it), the cache's look-up, the static rules
             phases["build_step"] = phases.pop("build")
         row.update(phases)
+        for k, v in (op.get("timing_seconds") or {}).items():  # where the timing went
+            row["t:" + k] = v
         if phases:  # the op's eval outside every phase it records
             row["other"] = max(0.0, row["eval"] - sum(phases.values()))
         # eval_seconds runs from the op's start, its wait for its build included
@@ -300,6 +302,13 @@ def main():
         print(f"{label:<{w}} {reps:>4} {('' if t is None else f'{t:.2f}'):>7} " +
               " ".join(f"{row[c]:12.3f}" if c in row else f"{'':>12}" for c in cols) + f"  {met}")
     print("'met' compares a cold build row's build seconds, every other row's wall seconds, with the target")
+    tcols = ["probe", "draws", "candidate", "candidate_calls", "judge", "eager", "eager_calls"]
+    timed = [(label, row, reps) for label, row, reps in results if any(("t:" + c) in row for c in tcols)]
+    if timed:
+        print("where the timing went (results.json's timing_seconds; an exchange less its calls is the per-call work around them):")
+        print(f"{'row':<{w}} {'reps':>4} " + " ".join(f"{c:>15}" for c in tcols))
+        for label, row, reps in timed:
+            print(f"{label:<{w}} {reps:>4} " + " ".join(f"{row.get('t:' + c, 0.0):15.3f}" for c in tcols))
     if not a.no_daemon:
         print(f"daemon rows: {a.daemon_pause:g} s between calls (the next worker getting ready), but 'back to back'")
     for t, med, n in ready:

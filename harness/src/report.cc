@@ -112,6 +112,12 @@ std::string report_json(const Report& rep) {
     o["phase_seconds"] = {{"samples", r.samples_s},           {"build", r.build_step_s}, {"device_wait", r.device_wait_s},
                           {"runner_start", r.runner_start_s}, {"judging", r.judging_s},  {"timing", r.timing_s},
                           {"runner_end", r.runner_end_s}};
+    if (!r.timings.empty() || r.timing_parts.probe > 0) {
+      const OpResult::TimingSeconds& tp = r.timing_parts;
+      o["timing_seconds"] = {
+          {"probe", tp.probe}, {"draws", tp.draws}, {"candidate", tp.candidate},    {"candidate_calls", tp.candidate_calls},
+          {"judge", tp.judge}, {"eager", tp.eager}, {"eager_calls", tp.eager_calls}};
+    }
     if (!r.error.empty()) o["error"] = r.error;
     if (!r.build_log.empty() && r.verdict != Verdict::Pass) o["build_log"] = r.build_log;
     ops.push_back(o);

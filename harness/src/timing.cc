@@ -147,16 +147,24 @@ std::optional<Timing> time_sample(OpState& op, const Sample& s, const Judged& j)
   }
   const std::string call = trace::format_call(s.call);
   const size_t n_returns = op.schema->returns().size();
+  OpResult::TimingSeconds& parts = op.result.timing_parts;
+  Clock::time_point t0 = Clock::now();
   int reps = timed_reps(op, s, j, n_returns, call);
+  parts.probe += seconds_since(t0);
   if (reps < 0) return std::nullopt;
+  t0 = Clock::now();
   const std::vector<Judged> rotation = rotation_sets(op, s, j, reps + pol.timing_warmup);
+  parts.draws += seconds_since(t0);
   // Only as many timed calls as there are fresh sets after the warm-up, but never fewer than
   // min_reps: only inputs over rotation_mib / (warmup + min_reps) revisit values.
   reps = fresh_reps(pol, reps, 1 + static_cast<int>(rotation.size()));
   const double budget = pol.run_call_time_s * (reps + pol.timing_warmup + 1);
   loader::CallOptions co = op.call_options(j.ref_returns, pol.timing_warmup, reps);
   for (const Judged& x : rotation) co.more_inputs.push_back(x.inputs);
+  t0 = Clock::now();
   loader::CallOutcome cand = op.runner->call(j.inputs, n_returns, budget, co);
+  parts.candidate += seconds_since(t0);
+  for (double c : cand.times_s) parts.candidate_calls += c;
   runner_evidence(op, cand, call);
   if (cand.kind != loader::CallOutcome::Kind::Ok || cand.times_s.empty()) {
     timed_calls_failed(op, s, j, cand);
@@ -170,9 +178,15 @@ std::optional<Timing> time_sample(OpState& op, const Sample& s, const Judged& j)
     violation(op.result, policy::Rule::ImpossibleSpeed,
               "median " + fmt(median_s) + " s over " + std::to_string(cand.times_s.size()) + " timed calls on " + call +
                   " is under the roofline floor of " + fmt(floor_s) + " s");
-  if (!timed_outputs_right(op, s, j, rotation, cand) || !claimed_times_fit(op, cand)) return std::nullopt;
+  t0 = Clock::now();
+  const bool right = timed_outputs_right(op, s, j, rotation, cand);
+  parts.judge += seconds_since(t0);
+  if (!right || !claimed_times_fit(op, cand)) return std::nullopt;
+  t0 = Clock::now();
   std::optional<loader::CallOutcome> eager = time_eager(op, s, j, co, budget);
+  parts.eager += seconds_since(t0);
   if (!eager) return std::nullopt;
+  for (double c : eager->times_s) parts.eager_calls += c;
   if (auto e = escaped_work_evidence(cand.idle_wait_s, eager->idle_wait_s, cand.times_s))
     violation(op.result, policy::Rule::AsyncEscape, call + ": " + *e);
   Timing t;

@@ -132,4 +132,17 @@ TEST(E2ERunnerDeath, ControlAnUndisturbedEvaluationIsTimed) {
   EXPECT_TRUE(op["speedup"].is_number()) << op.dump(2);
   EXPECT_FALSE(op["timing"].empty());
   EXPECT_FALSE(op.contains("timing_skipped")) << op.dump(2);
+  // Where the timing went: each exchange's wall clock holds its calls, and the parts fit in the
+  // timing phase.
+  const json& parts = op["timing_seconds"];
+  ASSERT_TRUE(parts.is_object()) << op.dump(2);
+  for (const char* part : {"probe", "candidate", "candidate_calls", "judge", "eager", "eager_calls"})
+    EXPECT_GT(parts.value(part, 0.0), 0.0) << part << ": " << parts.dump();
+  EXPECT_GE(parts.value("draws", -1.0), 0.0) << parts.dump();
+  EXPECT_LT(parts.value("candidate_calls", 0.0), parts.value("candidate", 0.0)) << parts.dump();
+  EXPECT_LT(parts.value("eager_calls", 0.0), parts.value("eager", 0.0)) << parts.dump();
+  double sum = 0;
+  for (const auto& [part, s] : parts.items())
+    if (part.find("_calls") == std::string::npos) sum += s.get<double>();
+  EXPECT_LE(sum, op["phase_seconds"].value("timing", 0.0)) << parts.dump() << op["phase_seconds"].dump();
 }

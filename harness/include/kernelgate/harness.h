@@ -318,6 +318,16 @@ struct OpResult {
   double judging_s = 0;
   double timing_s = 0;
   double runner_end_s = 0;
+  // Where timing_s went (results.json's timing_seconds), summed over the timed samples: the probe
+  // exchange that sizes the timed calls, drawing the value sets they rotate through (with their
+  // references; a draw done ahead beside the trials costs nothing here), the candidate's timed
+  // exchange (supervisor's wall clock) and the sum of its claimed call times, judging the timed
+  // calls' outputs, and eager's timed exchange (its runner's start or load included) with the sum
+  // of its call times. An exchange's wall clock less its calls' times is the per-call work of
+  // refreshed inputs, flushed caches and the transfers.
+  struct TimingSeconds {
+    double probe = 0, draws = 0, candidate = 0, candidate_calls = 0, judge = 0, eager = 0, eager_calls = 0;
+  } timing_parts;
   // Failure concentration: trait name -> failures with that trait.
   std::map<std::string, int> failure_traits;
   // How far the evaluation got, so a report can tell "nothing found" from "never looked".
