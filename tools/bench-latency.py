@@ -120,6 +120,8 @@ class Bench:
         row.update(phases)
         for k, v in (op.get("timing_seconds") or {}).items():  # where the timing went
             row["t:" + k] = v
+        for k, v in (op.get("judging_seconds") or {}).items():  # where the judging went
+            row["j:" + k] = v
         if phases:  # the op's eval outside every phase it records
             row["other"] = max(0.0, row["eval"] - sum(phases.values()))
         # eval_seconds runs from the op's start, its wait for its build included
@@ -309,6 +311,13 @@ def main():
         print(f"{'row':<{w}} {'reps':>4} " + " ".join(f"{c:>15}" for c in tcols))
         for label, row, reps in timed:
             print(f"{label:<{w}} {reps:>4} " + " ".join(f"{row.get('t:' + c, 0.0):15.3f}" for c in tcols))
+    jcols = ["samples", "repeat", "fresh", "same_address", "enlarged", "diagnosis"]
+    judged = [(label, row, reps) for label, row, reps in results if any(("j:" + c) in row for c in jcols)]
+    if judged:
+        print("where the judging went (results.json's judging_seconds):")
+        print(f"{'row':<{w}} {'reps':>4} " + " ".join(f"{c:>15}" for c in jcols))
+        for label, row, reps in judged:
+            print(f"{label:<{w}} {reps:>4} " + " ".join(f"{row.get('j:' + c, 0.0):15.3f}" for c in jcols))
     if not a.no_daemon:
         print(f"daemon rows: {a.daemon_pause:g} s between calls (the next worker getting ready), but 'back to back'")
     for t, med, n in ready:

@@ -399,6 +399,7 @@ void evaluate_samples(OpState& op) {
   if (!start_runner(op, shared, r)) return;
   t = Clock::now();
   std::vector<Judged> passed = judge_samples(op, all);
+  r.judging_parts.samples = seconds_since(t);
   // The timing's value sets are drawn beside the trials (which may take a while on the device).
   if (timing_wanted(op, passed))
     if (std::vector<DrawsAhead::Want> wants = rotation_draws(op, all, passed); !wants.empty())

@@ -112,6 +112,10 @@ std::string report_json(const Report& rep) {
     o["phase_seconds"] = {{"samples", r.samples_s},           {"build", r.build_step_s}, {"device_wait", r.device_wait_s},
                           {"runner_start", r.runner_start_s}, {"judging", r.judging_s},  {"timing", r.timing_s},
                           {"runner_end", r.runner_end_s}};
+    const OpResult::JudgingSeconds& jp = r.judging_parts;
+    if (r.judging_s > 0)
+      o["judging_seconds"] = {{"samples", jp.samples},           {"repeat", jp.repeat},     {"fresh", jp.fresh},
+                              {"same_address", jp.same_address}, {"enlarged", jp.enlarged}, {"diagnosis", jp.diagnosis}};
     if (!r.timings.empty() || r.timing_parts.probe > 0) {
       const OpResult::TimingSeconds& tp = r.timing_parts;
       o["timing_seconds"] = {

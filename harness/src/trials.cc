@@ -504,14 +504,25 @@ void run_trials(OpState& op, const std::vector<Sample>& all, const std::vector<J
   } else {
     op.draws_ahead.reset();
   }
+  OpResult::JudgingSeconds& parts = op.result.judging_parts;
+  Clock::time_point t0 = Clock::now();
+  auto lap = [&t0](double& part) {
+    part += seconds_since(t0);
+    t0 = Clock::now();
+  };
   if (trials) {
     if (!passed.empty()) repeat_right_call(op, all[passed.front().index], passed.front());
+    lap(parts.repeat);
     if (op.result.failures.empty()) fresh_rounds(op, all, passed);
+    lap(parts.fresh);
     if (op.result.failures.empty()) same_address_trial(op, all, passed);
+    lap(parts.same_address);
     if (op.result.failures.empty()) enlarged_trial(op, all, passed);
+    lap(parts.enlarged);
   }
   size_probe(op);
   if (trials && op.history.first_wrong) diagnose_wrong(op, *op.history.first_wrong);
+  lap(parts.diagnosis);
 }
 
 // After timing, judged calls on the largest timed sample (fresh values) in the state timed calls

@@ -145,4 +145,13 @@ TEST(E2ERunnerDeath, ControlAnUndisturbedEvaluationIsTimed) {
   for (const auto& [part, s] : parts.items())
     if (part.find("_calls") == std::string::npos) sum += s.get<double>();
   EXPECT_LE(sum, op["phase_seconds"].value("timing", 0.0)) << parts.dump() << op["phase_seconds"].dump();
+  // And where the judging went: every sample judged, each trial of the competition profile run.
+  const json& judging = op["judging_seconds"];
+  ASSERT_TRUE(judging.is_object()) << op.dump(2);
+  double judged = 0;
+  for (const char* part : {"samples", "repeat", "fresh", "same_address", "enlarged"}) {
+    EXPECT_GT(judging.value(part, 0.0), 0.0) << part << ": " << judging.dump();
+    judged += judging.value(part, 0.0);
+  }
+  EXPECT_LE(judged, op["phase_seconds"].value("judging", 0.0)) << judging.dump() << op["phase_seconds"].dump();
 }

@@ -328,6 +328,13 @@ struct OpResult {
   struct TimingSeconds {
     double probe = 0, draws = 0, candidate = 0, candidate_calls = 0, judge = 0, eager = 0, eager_calls = 0;
   } timing_parts;
+  // Where judging_s went (results.json's judging_seconds): each sample's first judged call with
+  // its draw and reference, then the trials: the identical repeat, the fresh-value rounds, the
+  // same-address call, the enlarged trial (the scaled sample and the size ladder), and the size
+  // probe with the diagnosis of a wrong call.
+  struct JudgingSeconds {
+    double samples = 0, repeat = 0, fresh = 0, same_address = 0, enlarged = 0, diagnosis = 0;
+  } judging_parts;
   // Failure concentration: trait name -> failures with that trait.
   std::map<std::string, int> failure_traits;
   // How far the evaluation got, so a report can tell "nothing found" from "never looked".
