@@ -304,20 +304,17 @@ def main():
         print(f"{label:<{w}} {reps:>4} {('' if t is None else f'{t:.2f}'):>7} " +
               " ".join(f"{row[c]:12.3f}" if c in row else f"{'':>12}" for c in cols) + f"  {met}")
     print("'met' compares a cold build row's build seconds, every other row's wall seconds, with the target")
-    tcols = ["probe", "draws", "candidate", "candidate_calls", "judge", "eager", "eager_calls"]
-    timed = [(label, row, reps) for label, row, reps in results if any(("t:" + c) in row for c in tcols)]
-    if timed:
-        print("where the timing went (results.json's timing_seconds; an exchange less its calls is the per-call work around them):")
-        print(f"{'row':<{w}} {'reps':>4} " + " ".join(f"{c:>15}" for c in tcols))
-        for label, row, reps in timed:
-            print(f"{label:<{w}} {reps:>4} " + " ".join(f"{row.get('t:' + c, 0.0):15.3f}" for c in tcols))
-    jcols = ["samples", "repeat", "fresh", "same_address", "enlarged", "diagnosis"]
-    judged = [(label, row, reps) for label, row, reps in results if any(("j:" + c) in row for c in jcols)]
-    if judged:
-        print("where the judging went (results.json's judging_seconds):")
-        print(f"{'row':<{w}} {'reps':>4} " + " ".join(f"{c:>15}" for c in jcols))
-        for label, row, reps in judged:
-            print(f"{label:<{w}} {reps:>4} " + " ".join(f"{row.get('j:' + c, 0.0):15.3f}" for c in jcols))
+    parts = [("t:", "where the timing went (results.json's timing_seconds; an exchange less its calls is the per-call work around them):",
+              ["probe", "draws", "candidate", "candidate_calls", "judge", "eager", "eager_calls"]),
+             ("j:", "where the judging went (results.json's judging_seconds):",
+              ["samples", "repeat", "fresh", "same_address", "enlarged", "diagnosis"])]
+    for prefix, title, pcols in parts:
+        rows = [(label, row, reps) for label, row, reps in results if any((prefix + c) in row for c in pcols)]
+        if rows:
+            print(title)
+            print(f"{'row':<{w}} {'reps':>4} " + " ".join(f"{c:>15}" for c in pcols))
+            for label, row, reps in rows:
+                print(f"{label:<{w}} {reps:>4} " + " ".join(f"{row.get(prefix + c, 0.0):15.3f}" for c in pcols))
     if not a.no_daemon:
         print(f"daemon rows: {a.daemon_pause:g} s between calls (the next worker getting ready), but 'back to back'")
     for t, med, n in ready:
