@@ -112,16 +112,17 @@ std::string report_json(const Report& rep) {
     o["phase_seconds"] = {{"samples", r.samples_s},           {"build", r.build_step_s}, {"device_wait", r.device_wait_s},
                           {"runner_start", r.runner_start_s}, {"judging", r.judging_s},  {"timing", r.timing_s},
                           {"runner_end", r.runner_end_s}};
+    // The parts are the op evaluation's own phases; a KernelBench pair's judging and timing have
+    // none of them, and get neither object.
     const OpResult::JudgingSeconds& jp = r.judging_parts;
-    if (r.judging_s > 0)
+    if (jp.samples > 0)
       o["judging_seconds"] = {{"samples", jp.samples},           {"repeat", jp.repeat},     {"fresh", jp.fresh},
                               {"same_address", jp.same_address}, {"enlarged", jp.enlarged}, {"diagnosis", jp.diagnosis}};
-    if (!r.timings.empty() || r.timing_parts.probe > 0) {
-      const OpResult::TimingSeconds& tp = r.timing_parts;
+    const OpResult::TimingSeconds& tp = r.timing_parts;
+    if (tp.probe > 0)
       o["timing_seconds"] = {
           {"probe", tp.probe}, {"draws", tp.draws}, {"candidate", tp.candidate},    {"candidate_calls", tp.candidate_calls},
           {"judge", tp.judge}, {"eager", tp.eager}, {"eager_calls", tp.eager_calls}};
-    }
     if (!r.error.empty()) o["error"] = r.error;
     if (!r.build_log.empty() && r.verdict != Verdict::Pass) o["build_log"] = r.build_log;
     ops.push_back(o);

@@ -99,6 +99,9 @@ TEST_F(KernelBenchE2E, AnHonestPairPassesEveryFamily) {
   for (const char* measured : {"runner_start", "samples", "judging", "runner_end"})
     EXPECT_GT(phases.value(measured, 0.0), 0.0) << measured << ": " << phases.dump();
   EXPECT_EQ(phases.value("build", -1.0), 0.0) << phases.dump();
+  // The op evaluation's judging and timing parts are not a pair's phases: neither is reported.
+  EXPECT_FALSE(r.op.contains("judging_seconds")) << r.op.dump(1);
+  EXPECT_FALSE(r.op.contains("timing_seconds")) << r.op.dump(1);
 }
 
 TEST_F(KernelBenchE2E, AProblemWithoutModelIsTheProblemsFault) {
