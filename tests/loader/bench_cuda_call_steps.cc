@@ -84,8 +84,6 @@ int main(int argc, char** argv) {
     DeviceBuffer flush(flush_bytes), source(numel * 4), input(numel * 4), output(numel * 4);
     Stream stream;
     Event start, stop;
-    size_t persisting_limit = 0;
-    check(cudaDeviceGetLimit(&persisting_limit, cudaLimitPersistingL2CacheSize), "cudaDeviceGetLimit");
     const char* names[] = {"persisting L2 limit read",
                            "stream access window read",
                            "cudaCtxResetPersistingL2Cache",
