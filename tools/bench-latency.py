@@ -2,7 +2,7 @@
 """One submission's latency: issue #20's table, every row measured in one run.
 
     tools/bench-latency.py [--kernelgate build/bin/kernelgate] [--device cpu|cuda] [--reps 3] [--keep DIR]
-                           [--quick] [--no-daemon] [--daemon-b "WORDS"]
+                           [--quick] [--no-daemon] [--daemon-b "WORDS"] [--daemon-b-policy FILE]
 
 Each row runs `kernelgate eval` on the bundled relu example (`--ops relu.default --suite smoke`)
 as a user would, a fresh process each time, and prints the median wall time of --reps runs and,
@@ -29,6 +29,9 @@ libtorch's static initialisers, the eager runner's shut-down, the reports). Rows
 calls alternating, the second started with WORDS: NAME=VALUE words go into its environment (and
 its callers'), the others are its arguments (e.g. "--overlap", "CUDA_MODULE_LOADING=EAGER"). The
 table then also has each daemon's median worker set-up ("ready in", from its log).
+
+--daemon-b-policy FILE does the same A/B with the second daemon and its callers under the policy
+file FILE (e.g. competition with a `timing.stop_rel_error`); with --daemon-b too, both apply.
 
 --quick keeps the warm-up, one cold build, the rl-reward cached rows and the cached --no-timing
 row, in a process of their own, and the rl-reward rows through the daemon (a short device call
@@ -142,8 +145,9 @@ class Daemon:
     """`kernelgate daemon` on a socket in `root`, with the bench's cache; stopped on exit."""
 
     def __init__(self, kg, root, device, policy, cache, extra_env=None, tag="", extra_args=()):
-        self.socket = os.path.join(root, f"daemon-{policy}{tag}.sock")
-        self.log_path = os.path.join(root, f"daemon-{policy}{tag}.log")
+        name = os.path.splitext(os.path.basename(policy))[0]  # a profile's name or a policy file's
+        self.socket = os.path.join(root, f"daemon-{name}{tag}.sock")
+        self.log_path = os.path.join(root, f"daemon-{name}{tag}.log")
         self.log = open(self.log_path, "w")
         self.extra_env = dict(extra_env or {})
         env = dict(os.environ, KERNELGATE_CACHE=cache, **self.extra_env)
@@ -190,6 +194,8 @@ def main():
     ap.add_argument("--daemon-pause", type=float, default=2.0, help="seconds between calls through the daemon (default 2)")
     ap.add_argument("--no-daemon", action="store_true", help="leave out the daemon rows")
     ap.add_argument("--daemon-b", metavar="WORDS", help="A/B the daemon's competition rows against a daemon with these NAME=VALUE and arguments")
+    ap.add_argument("--daemon-b-policy", metavar="FILE",
+                    help="A/B the daemon's competition rows against a daemon (and its callers) under this policy file instead")
     ap.add_argument("--quick", action="store_true", help="only the warm-up, a cold build, the cached --no-timing row and the rl-reward cached rows")
     a = ap.parse_args()
     ab_env, ab_args = {}, []
@@ -270,22 +276,25 @@ def main():
     # 6. A/B: the competition daemon against one started with --daemon-b, calls alternating; then
     # each back to back (no pause), one daemon after the other
     ready = []  # (daemon's tag, median worker set-up, workers)
-    if a.daemon_b and not a.no_daemon:
-        tag = f"[{a.daemon_b}]"
+    if (a.daemon_b or a.daemon_b_policy) and not a.no_daemon:
+        b_policy = os.path.abspath(a.daemon_b_policy) if a.daemon_b_policy else "competition"
+        tag = "[" + " ".join(w for w in (a.daemon_b, a.daemon_b_policy and "policy " + os.path.basename(a.daemon_b_policy)) if w) + "]"
         with Daemon(a.kernelgate, root, device, "competition", cache, tag="-a") as da, \
-             Daemon(a.kernelgate, root, device, "competition", cache, extra_env=ab_env, tag="-b", extra_args=ab_args) as db:
+             Daemon(a.kernelgate, root, device, b_policy, cache, extra_env=ab_env, tag="-b", extra_args=ab_args) as db:
             sides = ((da, "[-]"), (db, tag))
+            policy_args = {da: [], db: ["--policy", b_policy] if a.daemon_b_policy else []}
             for more, row in ((["--no-timing"], "cached, --no-timing"), ([], "cached, timing (competition)")):
                 rows = {da: [], db: []}
                 for _ in range(a.reps):
                     for d in (da, db):
                         time.sleep(a.daemon_pause)
-                        rows[d].append(b.eval(f"A/B {row}", sub, cache, more, daemon=d.socket, extra_env=d.extra_env))
+                        rows[d].append(b.eval(f"A/B {row}", sub, cache, more + policy_args[d], daemon=d.socket, extra_env=d.extra_env))
                 for d, t in sides:
                     results.append((f"daemon {t}: {row}", median_row(rows[d]), len(rows[d])))
             for d, t in sides:
                 time.sleep(a.daemon_pause)
-                rows = [b.eval("A/B back to back", sub, cache, ["--no-timing"], daemon=d.socket, extra_env=d.extra_env) for _ in range(a.reps)]
+                rows = [b.eval("A/B back to back", sub, cache, ["--no-timing"] + policy_args[d], daemon=d.socket, extra_env=d.extra_env)
+                        for _ in range(a.reps)]
                 results.append((f"daemon {t}: back to back, --no-timing", median_row(rows), len(rows)))
         for d, t in sides:
             r = d.ready_seconds()

@@ -89,6 +89,7 @@ std::string report_json(const Report& rep) {
     for (const auto& t : r.timings)
       ts.push_back({{"sample", t.sample},
                     {"reps", t.reps},
+                    {"eager_reps", t.eager_reps},
                     {"value_sets", t.value_sets},
                     {"candidate_median_s", t.candidate_median_s},
                     {"candidate_iqr_s", t.candidate_iqr_s},

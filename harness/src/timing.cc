@@ -160,6 +160,10 @@ std::optional<Timing> time_sample(OpState& op, const Sample& s, const Judged& j)
   reps = fresh_reps(pol, reps, 1 + static_cast<int>(rotation.size()));
   const double budget = pol.run_call_time_s * (reps + pol.timing_warmup + 1);
   loader::CallOptions co = op.call_options(j.ref_returns, pol.timing_warmup, reps);
+  if (pol.timing_stop_rel_error > 0) {
+    co.stop_rel_error = pol.timing_stop_rel_error;
+    co.stop_min_reps = std::min(reps, pol.timing_min_reps);
+  }
   for (const Judged& x : rotation) co.more_inputs.push_back(x.inputs);
   t0 = Clock::now();
   loader::CallOutcome cand = op.runner->call(j.inputs, n_returns, budget, co);
@@ -191,7 +195,8 @@ std::optional<Timing> time_sample(OpState& op, const Sample& s, const Judged& j)
     violation(op.result, policy::Rule::AsyncEscape, call + ": " + *e);
   Timing t;
   t.sample = call;
-  t.reps = reps;
+  t.reps = static_cast<int>(cand.times_s.size());
+  t.eager_reps = static_cast<int>(eager->times_s.size());
   t.value_sets = static_cast<int>(1 + rotation.size());
   t.candidate_median_s = median_s;
   t.candidate_iqr_s = quantile(cand.times_s, 0.75) - quantile(cand.times_s, 0.25);

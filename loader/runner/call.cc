@@ -41,6 +41,13 @@ bool sets_fit_calls(const protocol::CallMsg& m) {
   return n_sets == 1 || (m.reps > 0 && n_sets <= uint64_t{m.warmup} + m.reps);
 }
 
+// A stop on precision: none, or a relative error in (0, 1) with at least one call to time first
+// and no more than there are.
+bool stop_fits(const protocol::CallMsg& m) {
+  if (m.stop_rel_error == 0 && m.stop_min_reps == 0) return true;
+  return m.stop_rel_error > 0 && m.stop_rel_error < 1 && m.stop_min_reps >= 1 && m.stop_min_reps <= m.reps;
+}
+
 // Where each input set starts, from the input region's start; nullopt when the sets do not fit
 // the calls or do not exactly cover the input region.
 std::optional<std::vector<size_t>> input_set_offsets(const protocol::CallMsg& m) {
@@ -94,6 +101,7 @@ bool Runner::call(const protocol::CallMsg& m, UniqueFd region_fd) {
   const char* bad = !loaded_.op           ? "no op loaded"
                     : !region             ? "bad call region"
                     : !set_offset         ? "bad input sets"
+                    : !stop_fits(m)       ? "bad stop on precision"
                     : (on_cuda && !cuda_) ? "cuda:0 was not set up at load"
                                           : nullptr;
   if (bad) {

@@ -2,6 +2,7 @@
 #include "call_run.h"
 
 #include "instrument.h"
+#include "kernelgate/timing_stop.h"
 #include "kernelgate/wire.h"
 
 #include <dirent.h>
@@ -76,7 +77,10 @@ void CallRun::run_calls() {
   }
   if (reps_ == 0) return untimed_call(0, true);
   if (m_.warmup == 0) reserve_for_timed_calls();
-  for (uint32_t i = 0; i < reps_; ++i) timed_call(calls_++ % n_sets_);
+  for (uint32_t i = 0; i < reps_; ++i) {
+    timed_call(calls_++ % n_sets_);
+    if (i + 1 < reps_ && protocol::timed_calls_may_stop(r_.times_s, r_.n_times, m_.stop_min_reps, m_.stop_rel_error)) break;
+  }
 }
 
 std::vector<c10::IValue> CallRun::decode_set(uint32_t k) const {
@@ -219,15 +223,18 @@ void CallRun::timed_call(uint32_t k) {
 }
 
 void CallRun::encode_outputs() {
-  for (const auto& out : set_out_)
-    if (out.size() != loaded_.op->n_returns()) throw std::runtime_error("op returned " + std::to_string(out.size()) + " values");
+  // Timed calls that stopped on precision may not have reached every set.
+  const uint32_t used = reps_ > 0 ? std::min(n_sets_, calls_) : n_sets_;
+  for (uint32_t k = 0; k < used; ++k)
+    if (set_out_[k].size() != loaded_.op->n_returns())
+      throw std::runtime_error("op returned " + std::to_string(set_out_[k].size()) + " values");
   const uint32_t last = (m_.flags & protocol::kCallSecondSetInPlace) ? 1 : reps_ == 0 ? 0 : (calls_ - 1) % n_sets_;
   report_aliasing(set_out_[last], set_args_[last], r_);
   try {
     // encode() copies device tensors back to the CPU.
-    r_.n_sets = n_sets_;
+    r_.n_sets = used;
     uint64_t written = 0;
-    for (uint32_t k = 0; k < n_sets_; ++k) {
+    for (uint32_t k = 0; k < used; ++k) {
       std::vector<c10::IValue> values = set_out_[k];
       values.insert(values.end(), set_args_[k].begin(), set_args_[k].end());
       r_.evidence |= settle_bool_poison(values);

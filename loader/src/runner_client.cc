@@ -468,6 +468,10 @@ void check_call_options(const std::vector<c10::IValue>& inputs, const CallOption
   }
   for (const auto& more : options.more_inputs)
     if (more.size() != inputs.size()) throw std::invalid_argument("an input set with another number of arguments");
+  if (options.stop_rel_error != 0 || options.stop_min_reps != 0) {
+    if (!(options.stop_rel_error > 0 && options.stop_rel_error < 1)) throw std::invalid_argument("stop_rel_error out of range");
+    if (options.stop_min_reps < 1 || options.stop_min_reps > reps) throw std::invalid_argument("stop_min_reps out of range");
+  }
 }
 
 // A sealed memfd holding every input set, sized for the outputs too.
@@ -521,6 +525,8 @@ std::unique_ptr<protocol::CallMsg> call_message(uint64_t call_id, const CallRegi
   m->device = wire_device(options.device);
   m->flush_bytes = options.flush_bytes;
   m->n_sets = static_cast<uint32_t>(region.set_bytes.size());
+  m->stop_min_reps = static_cast<uint32_t>(options.stop_min_reps);
+  m->stop_rel_error = options.stop_rel_error;
   m->flags = (options.poison ? 0u : static_cast<uint32_t>(protocol::kCallNoPoison)) |
              (options.second_set_in_place ? static_cast<uint32_t>(protocol::kCallSecondSetInPlace) : 0u);
   for (size_t k = 0; k < region.set_bytes.size(); ++k) m->set_bytes[k] = region.set_bytes[k];
@@ -585,6 +591,9 @@ CallOutcome RunnerClient::read_reply(const protocol::CallResultMsg& reply, const
   ReplyExpectation expect;
   expect.call_id = m.call_id;
   expect.reps = m.reps;
+  expect.warmup = m.warmup;
+  expect.stop_min_reps = m.stop_min_reps;
+  expect.stop_rel_error = m.stop_rel_error;
   expect.n_sets = m.n_sets;
   expect.n_args = n_args;
   expect.n_returns = n_returns;

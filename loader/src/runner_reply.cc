@@ -2,6 +2,7 @@
 // or names the field that breaks the protocol; the first violation ends the check.
 #include "runner_reply.h"
 
+#include "kernelgate/timing_stop.h"
 #include "kernelgate/wire.h"
 
 #include <algorithm>
@@ -68,6 +69,22 @@ Violation read_times(const protocol::CallResultMsg& r, CallOutcome& out) {
   if (sum > wall * 1.0001 + 1e-6)
     return violation("times_s", "runner's timed calls add up to " + std::to_string(sum) + " s, more than the supervisor's " +
                                     std::to_string(wall) + " s around them");
+  return std::nullopt;
+}
+
+// Fewer timed calls than asked for only where the call allowed a stop on precision, and only
+// when the times reported show the median as precise as asked (the runner's own decision,
+// checked with the same function).
+Violation check_stop(const protocol::CallResultMsg& r, const ReplyExpectation& e) {
+  if (r.n_times == e.reps) return std::nullopt;
+  const std::string stopped = "runner stopped after " + std::to_string(r.n_times) + " of " + std::to_string(e.reps) + " timed calls";
+  if (!(e.stop_rel_error > 0)) return violation("n_times", stopped + "; the call asked for all of them");
+  if (r.n_times < e.stop_min_reps)
+    return violation("n_times", stopped + ", before the " + std::to_string(e.stop_min_reps) + " it had to time");
+  if (!protocol::timed_calls_may_stop(r.times_s, r.n_times, e.stop_min_reps, e.stop_rel_error))
+    return violation("n_times", stopped + " with their median known to within +-" +
+                                    std::to_string(100 * protocol::median_rel_error(r.times_s, r.n_times)) + "%, not the +-" +
+                                    std::to_string(100 * e.stop_rel_error) + "% asked for");
   return std::nullopt;
 }
 
@@ -141,11 +158,13 @@ Violation read_output_sets(const protocol::CallResultMsg& r, const ReplyExpectat
   if (r.output_bytes > capacity)
     return violation("output_bytes",
                      "runner claims " + std::to_string(r.output_bytes) + " output bytes in a region of " + std::to_string(capacity));
-  if (r.n_sets != e.n_sets || e.n_sets > protocol::kMaxInputSets)
-    return violation("n_sets",
-                     "runner returned " + std::to_string(r.n_sets) + " output sets for " + std::to_string(e.n_sets) + " input sets");
+  // Timed calls that stopped on precision return the sets they reached.
+  const size_t sets = e.reps > 0 ? std::min<size_t>(e.n_sets, size_t{e.warmup} + r.n_times) : e.n_sets;
+  if (r.n_sets != sets || sets > protocol::kMaxInputSets)
+    return violation("n_sets", "runner returned " + std::to_string(r.n_sets) + " output sets for " + std::to_string(sets) +
+                                   (sets == e.n_sets ? " input sets" : " input sets its calls used"));
   uint64_t offset = 0;
-  for (size_t k = 0; k < e.n_sets; ++k) {
+  for (size_t k = 0; k < sets; ++k) {
     const uint64_t len = r.set_output_bytes[k];
     if (len > r.output_bytes - offset)
       return violation(indexed("set_output_bytes", k), "output set " + std::to_string(k) + " of " + std::to_string(len) +
@@ -169,7 +188,8 @@ CheckedReply check_call_reply(const protocol::CallResultMsg& reply, const ReplyE
   out.message = bounded(reply.message, sizeof reply.message);
   bool completed = false;
   if ((c.violation = check_counts(reply, expect)) || (c.violation = read_status(reply, out, &completed)) || !completed) return c;
-  if ((c.violation = read_times(reply, out)) || (c.violation = read_timer(reply, out))) return c;
+  if ((c.violation = read_times(reply, out)) || (c.violation = check_stop(reply, expect)) || (c.violation = read_timer(reply, out)))
+    return c;
   read_evidence(reply, out);
   if ((c.violation = read_dispatched(reply, out)) || (c.violation = read_return_alias(reply, expect, out)) ||
       (c.violation = read_output_sets(reply, expect, output_region, output_capacity, out)))

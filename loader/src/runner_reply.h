@@ -19,7 +19,10 @@ namespace kg::loader {
 // What the supervisor asked for and measured, to check a reply against.
 struct ReplyExpectation {
   uint64_t call_id = 0;
-  uint32_t reps = 0;             // timed calls asked for
+  uint32_t reps = 0;           // timed calls asked for
+  uint32_t warmup = 0;         // untimed calls before them
+  uint32_t stop_min_reps = 0;  // the stop on precision asked for (CallMsg)
+  double stop_rel_error = 0;
   size_t n_sets = 1;             // input sets sent
   size_t n_args = 0;             // arguments in each set
   size_t n_returns = 0;          // returns the op has

@@ -17,6 +17,7 @@ constexpr NumberRange kRewardWeightRange{-1, false, 1000, "-1 (the preset's own 
 constexpr NumberRange kContextFactorRange{0, false, 1e6, "0 (off) or a factor, at most 1e6"};
 constexpr NumberRange kContextFloorRange{0, false, 1e9, "units of the dtype's epsilon, 0 to 1e9"};
 constexpr NumberRange kMinSecondsRange{0, false, 3600, "a duration, at most an hour"};
+constexpr NumberRange kStopRelErrorRange{0, false, 0.5, "0 (off) or a fraction of the median, at most 0.5"};
 
 Field text(const char* section, const char* key, std::string Policy::*m, const char* doc) {
   Field f{section, key, Type::String, m};
@@ -127,6 +128,10 @@ const std::vector<Field>& fields() {
       integer("timing", "rotation_mib", &Policy::timing_rotation_mib, 0, 1 << 20,
               "Fresh input values (MiB over all value sets) for the warm-up and timed calls; the timed calls "
               "are cut to the fresh sets, never below min_reps (docs/verdicts.md, \"Timing\")."),
+      number("timing", "stop_rel_error", &Policy::timing_stop_rel_error, kStopRelErrorRange,
+             "0: every timed call the count above asks for. Otherwise each side's timed calls of a sample stop early, "
+             "never below min_reps, once their median is known to within +- this fraction of itself at 95% confidence "
+             "(a distribution-free interval; docs/verdicts.md, \"Timing\")."),
       check("timing", check_reps_order),
 
       custom(Type::Custom, "reward", "preset", &Policy::reward_preset, read_reward_preset, write_reward_preset, "string",

@@ -494,3 +494,39 @@ at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
   EXPECT_EQ(cycled["value_sets"].get<int>(), 2) << cycled.dump();
   EXPECT_LT(cycled["candidate_median_s"].get<double>(), 10e-3) << "the memo should win on revisited values: " << cycled.dump();
 }
+
+// A policy's stop on precision (timing.stop_rel_error): each side's timed calls end once their
+// median is known to within the fraction asked, never before min_reps; without it every call the
+// count asks for is timed.
+TEST(E2E, TimedCallsStopOnPrecisionOnlyWhereThePolicyAsks) {
+  const fs::path dir = temp_dir("stop-policy");
+  // min_seconds = 1 asks for max_reps calls of a relu that takes microseconds.
+  write(dir / "lax.toml",
+        "base = \"competition\"\nname = \"lax\"\n[timing]\nmin_reps = 5\nmax_reps = 200\nmin_seconds = 1\nstop_rel_error = 0.5\n");
+  write(dir / "every.toml", "base = \"competition\"\nname = \"every\"\n[timing]\nmin_reps = 40\nmax_reps = 40\n");
+  auto timings = [&](const std::string& policy) {
+    const fs::path out = temp_dir("stop-out-" + policy);
+    CommandResult r = run("eval " KG_SOURCE_DIR "/examples/correct --ops relu.default --policy " + (dir / (policy + ".toml")).string() +
+                          " --out " + out.string());
+    EXPECT_EQ(r.status, 0) << r.output;
+    json res = load_results(out);
+    const json* op = find_op(res, "relu.default");
+    EXPECT_TRUE(op && (*op)["verdict"] == "pass" && !(*op)["timing"].empty()) << r.output;
+    return op ? (*op)["timing"] : json::array();
+  };
+  const json lax = timings("lax");
+  ASSERT_FALSE(lax.empty());
+  for (const json& t : lax) {
+    EXPECT_GE(t["reps"].get<int>(), 5) << t.dump();
+    EXPECT_LT(t["reps"].get<int>(), 200) << "a +-50% median needs far fewer than 200 calls: " << t.dump();
+    EXPECT_GE(t["eager_reps"].get<int>(), 5) << t.dump();
+    EXPECT_LT(t["eager_reps"].get<int>(), 200) << t.dump();
+    EXPECT_GT(t["speedup"].get<double>(), 0) << t.dump();
+  }
+  const json every = timings("every");
+  ASSERT_FALSE(every.empty());
+  for (const json& t : every) {
+    EXPECT_EQ(t["reps"], 40) << t.dump();
+    EXPECT_EQ(t["eager_reps"], 40) << t.dump();
+  }
+}

@@ -135,6 +135,57 @@ TEST(RunnerReply, CountsAboveWhatWasAskedAreRefused) {
   }
 }
 
+// Fewer timed calls than asked for: only under a stop on precision the times bear out, and then
+// with the output sets those calls reached.
+TEST(RunnerReply, TimedCallsEndEarlyOnlyWhereTheirPrecisionAllowsIt) {
+  auto stopped_after_two = [](Exchange& x, double second_time) {
+    x.expect.warmup = 0;
+    x.reply->n_times = 2;
+    x.reply->times_s[1] = second_time;
+  };
+  {
+    Exchange x;  // no stop asked for: every timed call
+    stopped_after_two(x, 0.1);
+    expect_violation(x, "n_times", "runner stopped after 2 of 3 timed calls; the call asked for all of them");
+  }
+  {
+    Exchange x;  // before the calls it had to time
+    x.expect.stop_min_reps = 3;
+    x.expect.stop_rel_error = 0.01;
+    stopped_after_two(x, 0.1);
+    expect_violation(x, "n_times", "runner stopped after 2 of 3 timed calls, before the 3 it had to time");
+  }
+  {
+    Exchange x;  // the times do not show the median within 1%
+    x.expect.stop_min_reps = 2;
+    x.expect.stop_rel_error = 0.01;
+    stopped_after_two(x, 0.2);
+    expect_violation(x, "n_times", "runner stopped after 2 of 3 timed calls with their median known to within +-33.");
+  }
+  {
+    Exchange x;  // a stop the times bear out, with both sets reached
+    x.expect.stop_min_reps = 2;
+    x.expect.stop_rel_error = 0.01;
+    stopped_after_two(x, 0.1);
+    CheckedReply c = x.check();
+    ASSERT_FALSE(c.violation) << c.violation->field << ": " << c.violation->message;
+    EXPECT_EQ(c.outcome.times_s.size(), 2u);
+    EXPECT_EQ(c.outcome.more.size(), 1u);
+  }
+  {
+    Exchange x;  // one timed call, no warm-up: only the first set was reached
+    x.expect.stop_min_reps = 1;
+    x.expect.stop_rel_error = 0.01;
+    x.reply->n_times = 1;
+    expect_violation(x, "n_sets", "runner returned 2 output sets for 1 input sets its calls used");
+    x.reply->n_sets = 1;
+    x.reply->output_bytes = x.reply->set_output_bytes[0];
+    CheckedReply c = x.check();
+    ASSERT_FALSE(c.violation) << c.violation->field << ": " << c.violation->message;
+    EXPECT_TRUE(c.outcome.more.empty());
+  }
+}
+
 TEST(RunnerReply, UnknownStatusAndTimerAreRefused) {
   {
     Exchange x;

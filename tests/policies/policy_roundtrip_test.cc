@@ -45,6 +45,7 @@ TEST(PolicyRoundTrip, AwkwardValues) {
   p.timing_max_reps = 1;
   p.timing_min_seconds = 0;
   p.timing_rotation_mib = 0;
+  p.timing_stop_rel_error = 0.5;   // the largest
   p.compile_time_s = 60;           // integral doubles must print as floats
   p.compile_memory_mb = 16777216;  // the largest memory limit
   p.run_call_time_s = 0.001;

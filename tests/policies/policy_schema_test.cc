@@ -129,6 +129,7 @@ TEST(PolicySchema, EqualityCoversEverySettingButTheSource) {
       [](Policy& q) { q.timing_max_reps = 201; },
       [](Policy& q) { q.timing_min_seconds = 1; },
       [](Policy& q) { q.timing_rotation_mib = 1; },
+      [](Policy& q) { q.timing_stop_rel_error = 0.01; },
       [](Policy& q) { q.timing = false; },
       [](Policy& q) { q.compile_time_s = 1; },
       [](Policy& q) { q.compile_memory_mb = 1; },

@@ -256,7 +256,8 @@ struct Violation {
 // One timed sample: the candidate and eager through the same loop in sandboxed runners.
 struct Timing {
   std::string sample;
-  int reps = 0;
+  int reps = 0;        // the candidate's timed calls (fewer than asked where they stopped on precision)
+  int eager_reps = 0;  // eager's
   int value_sets = 1;  // distinct input values the warm-up and timed calls rotated through
   double candidate_median_s = 0;
   double candidate_iqr_s = 0;

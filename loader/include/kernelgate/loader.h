@@ -235,6 +235,12 @@ size_t encoded_bytes(const std::vector<c10::IValue>& values);
 struct CallOptions {
   int warmup = 0;  // untimed calls before the timed ones
   int reps = 0;    // timed calls (0: one untimed call)
+  // The timed calls end before `reps` once at least stop_min_reps (1..reps) are timed and their
+  // median is within +-stop_rel_error (0..1) of itself at 95% confidence
+  // (kernelgate/timing_stop.h); 0: every one of `reps`. The sets the calls did not reach have no
+  // entry in CallOutcome::more.
+  int stop_min_reps = 0;
+  double stop_rel_error = 0;
   Device device = Device::Cpu;
   // nvrtc kind: the reference's returns (only dtype and shape are sent), which the runner
   // allocates for the kernel to write. Ignored by the other kinds.

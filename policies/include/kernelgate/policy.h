@@ -63,6 +63,9 @@ struct Policy {
   // Fresh input values for the warm-up and timed calls, in MiB across the value sets: no timed
   // call sees values an earlier call saw while its inputs times (warmup + min_reps) fit.
   int timing_rotation_mib = 512;
+  // Timed calls stop before the count above once the median of at least min_reps of them is
+  // within +-this fraction of itself at 95% confidence (kernelgate/timing_stop.h); 0: never.
+  double timing_stop_rel_error = 0;
   bool timing = true;
 
   // Rewards (`kernelgate serve`, docs/serve.md): `reward_preset` names the formula; a negative

@@ -32,7 +32,9 @@ constexpr uint32_t kMagic = 0x3150474B;  // "KGP1"
 //     ModelAction::Backward (train-check, grad-check, a KernelBench solution's own autograd).
 // 11: LoadMsg flag kLoadListExtensions (a python source's load_inline calls, listed before it runs).
 // 12: ShutdownDone (the supervisor takes the runner's record then, not after its teardown).
-constexpr uint32_t kVersion = 12;
+// 13: CallMsg stop_min_reps and stop_rel_error (timed calls that end once their median is
+//     known well enough, timing_stop.h); CallResultMsg n_sets is then the sets the calls used.
+constexpr uint32_t kVersion = 13;
 constexpr int kRunnerFd = 3;
 
 enum class MsgType : uint32_t {
@@ -235,6 +237,11 @@ struct CallMsg {
   // together exactly input_bytes. Call c of the warm-up and timed calls uses set c % n_sets.
   uint32_t n_sets;  // 1..kMaxInputSets (more than one only with reps > 0)
   uint32_t flags;   // CallFlag bits
+  // The timed calls may end before `reps` once at least stop_min_reps are timed and their median
+  // is within +-stop_rel_error of itself (timing_stop.h); 0: all `reps` calls.
+  uint32_t stop_min_reps;
+  uint32_t reserved;
+  double stop_rel_error;
   uint64_t set_bytes[kMaxInputSets];
   struct OutputSpec {
     int32_t dtype;  // c10::ScalarType
@@ -254,7 +261,7 @@ struct CallResultMsg {
   uint32_t status;  // CallStatus
   uint32_t n_times;
   uint64_t output_bytes;  // bytes written into the output region: the sets' lists back to back
-  uint32_t n_sets;        // equal to the Call's
+  uint32_t n_sets;        // the Call's, or with fewer timed calls the sets they used (min(n_sets, warmup + n_times))
   uint32_t reserved;
   uint64_t set_output_bytes[kMaxInputSets];  // per set: its encoded list (returns, then arguments)
   double times_s[kMaxTimedReps];             // per timed call, the runner's own clock (evidence, never trusted alone)
