@@ -197,7 +197,7 @@ std::optional<Timing> time_sample(OpState& op, const Sample& s, const Judged& j)
   t.sample = call;
   t.reps = static_cast<int>(cand.times_s.size());
   t.eager_reps = static_cast<int>(eager->times_s.size());
-  t.value_sets = static_cast<int>(1 + rotation.size());
+  t.value_sets = static_cast<int>(1 + cand.more.size());  // the sets its calls reached
   t.candidate_median_s = median_s;
   t.candidate_iqr_s = quantile(cand.times_s, 0.75) - quantile(cand.times_s, 0.25);
   t.eager_median_s = quantile(eager->times_s, 0.5);
