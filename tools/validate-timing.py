@@ -7,9 +7,10 @@ own loop (a sandboxed runner, CUDA events, L2 flushed before each call, fresh in
 same shapes, dtypes and value distribution. Prints both medians and their ratio per op; target:
 within 3% for ops over 20 us. The last column is do_bench on randn values, for comparison. Needs PyTorch with CUDA and Triton (the GPU machine has both).
 
-usage: validate-timing.py --kernelgate BUILD/bin/kernelgate [--out DIR] [--only OP[,OP...]]
+usage: validate-timing.py --kernelgate BUILD/bin/kernelgate [--out DIR] [--only OP[,OP...]] [--policy NAME|FILE]
 
 --only keeps the cases whose op overload is named (e.g. --only mm.default), for a short run.
+--policy times kernelgate's side under that policy (e.g. competition with a timing.stop_rel_error).
 """
 import argparse
 import json
@@ -212,9 +213,11 @@ def replica_median(op, tensors, scalars, reps=50):
     return statistics.median(times)
 
 
-def kernelgate_median(kg, op, line, out, watch=None):
+def kernelgate_median(kg, op, line, out, watch=None, policy=None):
     cool_down()
     cmd = [kg, "repro", "--self-check", "--op", op, "--sample", line, "--device", "cuda", "--time", "--out", out, "--seed", "1"]
+    if policy:
+        cmd += ["--policy", policy]
     with (watch or ClockWatch()):
         p = subprocess.run(cmd, capture_output=True, text=True)
     res = json.load(open(os.path.join(out, "results.json")))
@@ -222,7 +225,7 @@ def kernelgate_median(kg, op, line, out, watch=None):
     if p.returncode != 0 or not ops or not ops[0].get("timing"):
         raise RuntimeError(f"kernelgate failed on {op} {line}: {p.stdout[-2000:]} {p.stderr[-2000:]}")
     t = ops[0]["timing"][0]
-    return t["eager_median_s"], t["eager_iqr_s"], t["reps"]
+    return t["eager_median_s"], t["eager_iqr_s"], t.get("eager_reps", t["reps"])
 
 
 def same_clock_reference(db, db_watch, db_spaced, spaced_watch, kg_watch):
@@ -244,6 +247,7 @@ def main():
     ap.add_argument("--out", default=tempfile.mkdtemp(prefix="kg-timing-"))
     ap.add_argument("--only", default="", help="comma-separated op overloads: only their cases")
     ap.add_argument("--cool-down", type=float, default=5.0, help="idle seconds before every measurement (5)")
+    ap.add_argument("--policy", help="kernelgate's policy (a name or a file; default competition), e.g. one with timing.stop_rel_error")
     ap.add_argument("--no-extras", action="store_true", help="leave out the replica and randn columns (a shorter run)")
     a = ap.parse_args()
     global COOL_DOWN_S
@@ -263,7 +267,7 @@ def main():
         kg_watch, db_watch, short_watch, spaced_watch = ClockWatch(), ClockWatch(), ClockWatch(), ClockWatch()
         # The two figures compared come first, each after its cool-down: kernelgate, do_bench's
         # short loop (the same-clock reference), do_bench's 200 ms loop; the extra columns after.
-        kg, iqr, reps = kernelgate_median(a.kernelgate, op, line, os.path.join(a.out, f"case{i}"), kg_watch)
+        kg, iqr, reps = kernelgate_median(a.kernelgate, op, line, os.path.join(a.out, f"case{i}"), kg_watch, a.policy)
         db_spaced = do_bench_spaced_median(op, tensors, scalars, watch=spaced_watch)
         db = do_bench_median(op, tensors, scalars, watch=db_watch)
         db_short = do_bench_median(op, tensors, scalars, rep_ms=20, watch=short_watch)
