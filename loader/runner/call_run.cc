@@ -77,9 +77,15 @@ void CallRun::run_calls() {
   }
   if (reps_ == 0) return untimed_call(0, true);
   if (m_.warmup == 0) reserve_for_timed_calls();
+  const bool may_stop = m_.stop_rel_error > 0;
+  std::vector<double> sorted;  // the times so far in ascending order, each added where it goes
+  if (may_stop) sorted.reserve(reps_);
   for (uint32_t i = 0; i < reps_; ++i) {
     timed_call(calls_++ % n_sets_);
-    if (i + 1 < reps_ && protocol::timed_calls_may_stop(r_.times_s, r_.n_times, m_.stop_min_reps, m_.stop_rel_error)) break;
+    if (!may_stop || i + 1 == reps_) continue;
+    const double t = r_.times_s[r_.n_times - 1];
+    sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), t), t);
+    if (protocol::timed_calls_may_stop(sorted.data(), sorted.size(), m_.stop_min_reps, m_.stop_rel_error)) break;
   }
 }
 

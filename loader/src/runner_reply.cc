@@ -81,9 +81,10 @@ Violation check_stop(const protocol::CallResultMsg& r, const ReplyExpectation& e
   if (!(e.stop_rel_error > 0)) return violation("n_times", stopped + "; the call asked for all of them");
   if (r.n_times < e.stop_min_reps)
     return violation("n_times", stopped + ", before the " + std::to_string(e.stop_min_reps) + " it had to time");
-  if (!protocol::timed_calls_may_stop(r.times_s, r.n_times, e.stop_min_reps, e.stop_rel_error))
+  const std::vector<double> sorted = protocol::sorted_times(r.times_s, r.n_times);
+  if (!protocol::timed_calls_may_stop(sorted.data(), sorted.size(), e.stop_min_reps, e.stop_rel_error))
     return violation("n_times", stopped + " with their median known to within +-" +
-                                    std::to_string(100 * protocol::median_rel_error(r.times_s, r.n_times)) + "%, not the +-" +
+                                    std::to_string(100 * protocol::median_rel_error(sorted.data(), sorted.size())) + "%, not the +-" +
                                     std::to_string(100 * e.stop_rel_error) + "% asked for");
   return std::nullopt;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 namespace kg::protocol {
 
@@ -16,14 +17,18 @@ struct MedianInterval {
   double high = 0;
 };
 
-// `n` >= 1 times, in any order.
-MedianInterval median_interval(const double* times, size_t n);
+// `n` >= 1 times in ascending order.
+MedianInterval median_interval(const double* sorted, size_t n);
 
 // The interval's larger half-width as a fraction of the median (infinity when the median is not
-// positive).
-double median_rel_error(const double* times, size_t n);
+// positive); `n` >= 1 times in ascending order.
+double median_rel_error(const double* sorted, size_t n);
 
-// Whether `n` >= `min_reps` times leave the median within +-`rel` of itself (false for rel <= 0).
-bool timed_calls_may_stop(const double* times, size_t n, size_t min_reps, double rel);
+// Whether `n` >= `min_reps` times in ascending order leave the median within +-`rel` of itself
+// (false for rel <= 0).
+bool timed_calls_may_stop(const double* sorted, size_t n, size_t min_reps, double rel);
+
+// `times` in ascending order, for the functions above.
+std::vector<double> sorted_times(const double* times, size_t n);
 
 }  // namespace kg::protocol
