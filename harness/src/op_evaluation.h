@@ -69,7 +69,10 @@ struct Run {
 // One sample with everything needed to judge and time it again.
 struct Judged {
   size_t index = 0;
-  std::vector<c10::IValue> inputs, ref_returns, ref_args;
+  std::vector<c10::IValue> inputs, ref_returns;
+  // The arguments after the reference's call; on cuda:0 only those the op writes are its own
+  // copies, the others share the inputs' tensors (the judge reads only the written ones).
+  std::vector<c10::IValue> ref_args;
   std::vector<c10::IValue> returns;  // the candidate's, when it passed
   std::vector<int32_t> ref_alias;    // which argument each reference return shares storage with
   double call_s = 0;
