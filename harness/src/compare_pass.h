@@ -20,6 +20,11 @@ namespace kg::harness {
 // contiguous (a sparse output, say); the caller then compares as before.
 std::optional<bool> all_elements_pass(const at::Tensor& e, const at::Tensor& a, const policy::Tolerance& tol, bool any_nonfinite);
 
+// The same verdict decided element by element, without the first look at each block that
+// all_elements_pass takes: the reference its tests and bench_compare hold it against.
+std::optional<bool> all_elements_pass_one_by_one(const at::Tensor& e, const at::Tensor& a, const policy::Tolerance& tol,
+                                                 bool any_nonfinite);
+
 // Whether `e` and `a` hold the same bytes: both on the CPU, of one dtype, the same sizes and
 // contiguous (false otherwise). Integers and bools with the same bytes are the same values, so an
 // exact comparison passes without its tensor expressions.

@@ -85,6 +85,48 @@ TEST(VerdictComparePass, EveryPairOfEdgeValuesGetsTheTensorPathsVerdict) {
   std::printf("%d pairs, %d failing\n", pairs, failing);
 }
 
+// The check looks at 256 elements at a time before it looks at them one by one: an edge pair
+// placed at a block's start, inside it, at its end or in the tail after the last whole block gets
+// the verdict the element-by-element pass and the tensor path give.
+TEST(VerdictComparePass, EdgeValuesInsideALargeTensorGetTheElementByElementVerdict) {
+  const kg::policy::Policy policy = kg::policy::load("competition");
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal;
+  std::vector<double> base(3 * 256 + 17);
+  for (double& v : base) v = normal(rng);
+  int pairs = 0, failing = 0;
+  for (at::ScalarType dtype : {at::kDouble, at::kFloat, at::kHalf, at::kBFloat16}) {
+    const std::string dt = kg::harness::short_dtype(dtype);
+    for (const char* op : {"relu.default", "mm.default"}) {
+      const kg::policy::Tolerance tol = policy.tolerance_for(op, dt);
+      const bool any_nonfinite = kg::harness::is_contraction(op);
+      for (double special : special_values()) {
+        const double e = with_neighbours(special, dtype).front();
+        for (double a : answers_for(e, dtype, tol)) {
+          for (size_t at_index : {size_t{0}, size_t{300}, size_t{511}, base.size() - 1}) {
+            std::vector<double> ev = base, av = base;
+            ev[at_index] = e;
+            av[at_index] = a;
+            const at::Tensor et = contiguous_of(ev, dtype), at_ = contiguous_of(av, dtype);
+            const std::optional<bool> fast = all_elements_pass(et, at_, tol, any_nonfinite);
+            const std::optional<bool> slow = kg::harness::all_elements_pass_one_by_one(et, at_, tol, any_nonfinite);
+            ASSERT_TRUE(fast.has_value() && slow.has_value()) << dt;
+            ASSERT_EQ(*fast, *slow) << dt << " " << op << ": expected " << e << ", got " << a << " at " << at_index;
+            if (at_index == 300) {
+              const bool tensor_path = !compare_values(strided_of(ev, dtype), strided_of(av, dtype), policy, op, "r");
+              ASSERT_EQ(*fast, tensor_path) << dt << " " << op << ": expected " << e << ", got " << a;
+            }
+            ++pairs;
+            failing += !*fast;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(failing, pairs / 4) << "the edge values should fail often";
+  EXPECT_LT(failing, pairs) << "and pass sometimes";
+}
+
 TEST(VerdictComparePass, LargeTensorsWithOneBadElementAnywhereFail) {
   const kg::policy::Policy policy = kg::policy::load("competition");
   std::mt19937_64 rng(7);
