@@ -2,6 +2,7 @@
 #include "call_run.h"
 
 #include "instrument.h"
+#include "kernelgate/prefault.h"
 #include "kernelgate/timing_stop.h"
 #include "kernelgate/wire.h"
 
@@ -244,7 +245,9 @@ void CallRun::encode_outputs() {
       std::vector<c10::IValue> values = set_out_[k];
       values.insert(values.end(), set_args_[k].begin(), set_args_[k].end());
       r_.evidence |= settle_bool_poison(values);
-      r_.set_output_bytes[k] = wire::encode(values, region_ + m_.output_offset + written, m_.output_capacity - written);
+      const size_t room = m_.output_capacity - written;
+      protocol::prefault_for_writing(region_, m_.output_offset + written, std::min(wire::encoded_size(values), room));  // a hint
+      r_.set_output_bytes[k] = wire::encode(values, region_ + m_.output_offset + written, room);
       written += r_.set_output_bytes[k];
     }
     r_.output_bytes = written;

@@ -7,6 +7,7 @@
 #include "kernelgate/mapping.h"
 #include "kernelgate/protocol.h"
 #include "kernelgate/unique_fd.h"
+#include "kernelgate/prefault.h"
 #include "kernelgate/wire.h"
 #include "kg_build_config.h"
 
@@ -491,6 +492,7 @@ CallRegion write_inputs(const std::vector<c10::IValue>& inputs, const CallOption
   ::fcntl(region.fd.get(), F_ADD_SEALS, F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
   region.map = Mapping(::mmap(nullptr, arena, PROT_READ | PROT_WRITE, MAP_SHARED, region.fd.get(), 0), arena);
   if (!region.map) throw std::runtime_error(errno_text("mmap"));
+  protocol::prefault_for_writing(region.map.data(), 0, region.input_room);  // a hint (kernelgate/prefault.h)
   for (size_t k = 0; k < sets.size(); ++k) {
     region.set_bytes[k] = wire::encode(*sets[k], region.map.data() + region.input_bytes, region.input_room - region.input_bytes);
     region.input_bytes += region.set_bytes[k];

@@ -1,33 +1,67 @@
 // kg_bench_runner: what kg-runner's timing loop costs per timed call on this machine, using the
 // aten overload itself (no submission code). Not a test.
 //
-//   kg_bench_runner [--reps N] [--numel N] [--no-flush] [--device cpu|cuda]
+//   kg_bench_runner [--reps N] [--numel N] [--no-flush] [--device cpu|cuda] [--judged K]
 // Prints the median timed call, the supervisor's wall time per call (decode of a fresh input
 // copy, cache flush, timing, encode amortised) and the difference: the loop's overhead.
+// --judged K instead makes K untimed calls, as a judged call is made (one call, its outputs and
+// arguments back), and prints the median of each whole exchange: the call region written, the
+// runner's reply awaited, the outputs decoded and the region gone (the size ladder's rung is one
+// such call on 2^22 elements).
 #include "bench_runner_options.h"
 #include "kernelgate/loader.h"
 
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 using namespace kg::loader;
 
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int judged_calls(RunnerClient& r, int k, int64_t numel, Device device) {
+  CallOptions o;
+  o.device = device;
+  const at::Tensor input = at::randn({numel});
+  std::vector<double> whole, waited;
+  for (int i = 0; i < k; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    CallOutcome out = r.call({input}, 1, 170, o);
+    whole.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (out.kind != CallOutcome::Kind::Ok) return std::fprintf(stderr, "call: %s\n", out.message.c_str()), 1;
+    waited.push_back(out.supervisor_wall_s);
+  }
+  std::printf("relu.default numel=%lld, %d untimed calls: whole exchange %.2f ms (median), of it the runner's reply awaited %.2f ms\n",
+              static_cast<long long>(numel), k, median(whole) * 1e3, median(waited) * 1e3);
+  r.finish();
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   int reps = 200;
   int64_t numel = 1 << 16;
   bool flush = true;
   Device device = Device::Cpu;
+  int judged = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (a == "--numel" && i + 1 < argc) numel = std::atoll(argv[++i]);
     else if (a == "--no-flush") flush = false;
     else if (a == "--device" && i + 1 < argc) device = std::string(argv[++i]) == "cuda" ? Device::Cuda : Device::Cpu;
-    else return std::fprintf(stderr, "usage: kg_bench_runner [--reps N] [--numel N] [--no-flush] [--device cpu|cuda]\n"), 2;
+    else if (a == "--judged" && i + 1 < argc) judged = std::max(1, std::atoi(argv[++i]));
+    else return std::fprintf(stderr, "usage: kg_bench_runner [--reps N] [--numel N] [--no-flush] [--device cpu|cuda] [--judged K]\n"), 2;
   }
   const RunnerOptions ro = kg::loader::bench::runner_options(device);
   auto r = RunnerClient::start(ro);
@@ -35,6 +69,7 @@ int main(int argc, char** argv) {
   req.aten_op = "relu.default";
   req.device = device;
   if (std::string e = kg::loader::load_message(r->load(req)); !e.empty()) return std::fprintf(stderr, "load: %s\n", e.c_str()), 1;
+  if (judged > 0) return judged_calls(*r, judged, numel, device);
   CallOptions o;
   o.warmup = 5;
   o.reps = reps;

@@ -1,0 +1,20 @@
+// Prefaulting a call region's pages before a large write into them.
+//
+// A call's region is a fresh memfd: each side's first write to each of its 4 KiB pages is a page
+// fault, and for the size ladder's 16 MB rung those faults cost more than the copy itself. Asking
+// the kernel for the pages of the range about to be written in one go (MADV_POPULATE_WRITE,
+// Linux 5.14) saves most of that.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kg::protocol {
+
+// Prefaults the pages of [base + offset, base + offset + length) for writing; `base` is
+// page-aligned (a mapping's start), the range lies inside memory mapped writable. A hint only:
+// false where the kernel lacks it or refuses, and then the writes fault the pages in one by one
+// as they always did.
+bool prefault_for_writing(uint8_t* base, size_t offset, size_t length);
+
+}  // namespace kg::protocol
