@@ -125,6 +125,10 @@ class Bench:
             row["t:" + k] = v
         for k, v in (op.get("judging_seconds") or {}).items():  # where the judging went
             row["j:" + k] = v
+        if "rung_seconds" in op:  # the size ladder's top rung, where climbed (the median of 1s and 0s: most reps did)
+            row["r:climbed"] = 1.0
+            for k, v in op["rung_seconds"].items():
+                row["r:" + k] = v
         if phases:  # the op's eval outside every phase it records
             row["other"] = max(0.0, row["eval"] - sum(phases.values()))
         # eval_seconds runs from the op's start, its wait for its build included
@@ -316,7 +320,9 @@ def main():
     parts = [("t:", "where the timing went (results.json's timing_seconds; an exchange less its calls is the per-call work around them):",
               ["probe", "draws", "candidate", "candidate_calls", "judge", "eager", "eager_calls"]),
              ("j:", "where the judging went (results.json's judging_seconds):",
-              ["samples", "repeat", "fresh", "same_address", "enlarged", "diagnosis"])]
+              ["samples", "repeat", "fresh", "same_address", "enlarged", "diagnosis"]),
+             ("r:", "the size ladder's top rung, part of enlarged (results.json's rung_seconds; a median over reps that climbed it or not):",
+              ["climbed", "draw", "reference", "call", "awaited"])]
     for prefix, title, pcols in parts:
         rows = [(label, row, reps) for label, row, reps in results if any((prefix + c) in row for c in pcols)]
         if rows:

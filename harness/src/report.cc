@@ -119,6 +119,8 @@ std::string report_json(const Report& rep) {
     if (jp.samples > 0)
       o["judging_seconds"] = {{"samples", jp.samples},           {"repeat", jp.repeat},     {"fresh", jp.fresh},
                               {"same_address", jp.same_address}, {"enlarged", jp.enlarged}, {"diagnosis", jp.diagnosis}};
+    if (const OpResult::RungSeconds& rp = r.rung_parts; rp.climbed)
+      o["rung_seconds"] = {{"draw", rp.draw}, {"reference", rp.reference}, {"call", rp.call}, {"awaited", rp.awaited}};
     const OpResult::TimingSeconds& tp = r.timing_parts;
     if (tp.probe > 0)
       o["timing_seconds"] = {

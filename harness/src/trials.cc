@@ -181,11 +181,14 @@ void fresh_rounds(OpState& op, const std::vector<Sample>& all, const std::vector
 // A scaled-up sample's inputs (from the op's draws ahead when it made them) and reference, with
 // the reference's time; nothing when the sizes are tied to other arguments (views, splits) or the
 // reference rejects them.
-std::optional<Judged> draw_scaled(const OpState& op, const Sample& big, size_t index, size_t seed_index, double* reference_s) {
+std::optional<Judged> draw_scaled(const OpState& op, const Sample& big, size_t index, size_t seed_index, double* reference_s,
+                                  double* draw_s = nullptr) {
   Judged j;
   j.index = index;
   try {
+    const Clock::time_point drawn = Clock::now();
     j.inputs = draw_inputs(op, op.draws_ahead.get(), big, seed_index);
+    if (draw_s) *draw_s = seconds_since(drawn);
     const Clock::time_point t0 = Clock::now();
     reference(op, j);
     *reference_s = seconds_since(t0);
@@ -255,8 +258,8 @@ void climb_ladder(OpState& op, const Sample& s, size_t index, int64_t from, doub
   const double numel_growth = static_cast<double>(spec_numel(big)) / static_cast<double>(std::max<int64_t>(1, spec_numel(*base)));
   const double base_reference_s = std::max(reference_s, 1e-4);
   if (base_reference_s * std::pow(numel_growth, 1.5) > kLadderReferenceS) return;
-  double t = 0;
-  std::optional<Judged> j = draw_scaled(op, big, index, op.rng_index(index) + kRungSeed, &t);
+  double t = 0, draw_s = 0;
+  std::optional<Judged> j = draw_scaled(op, big, index, op.rng_index(index) + kRungSeed, &t, &draw_s);
   if (!j) return;
   const double budget = std::min(kLadderCallS, op.policy.run_call_time_s / 8);
   // The candidate's time grows like its inputs at least and like a product's (x^1.5) at most; the
@@ -272,8 +275,13 @@ void climb_ladder(OpState& op, const Sample& s, size_t index, int64_t from, doub
   // a lower t only makes the rung more affordable: it is taken only when the first says no.
   if (!climbs(t) && t <= 3 * kLadderReferenceS) t = std::min(t, least_reference_time(op, *j, 1));
   if (!climbs(t)) return;
-  double ignored = 0;
-  scaled_call(op, big, *j, rung->first, &ignored);
+  OpResult::RungSeconds& parts = op.result.rung_parts;
+  parts.climbed = true;
+  parts.draw = draw_s;
+  parts.reference = t;
+  const Clock::time_point called = Clock::now();
+  scaled_call(op, big, *j, rung->first, &parts.awaited);
+  parts.call = seconds_since(called);
 }
 
 // The reference on `judged`'s inputs, timed `timings` times: the least (the reference's own cost,

@@ -154,4 +154,13 @@ TEST(E2ERunnerDeath, ControlAnUndisturbedEvaluationIsTimed) {
     judged += judging.value(part, 0.0);
   }
   EXPECT_LE(judged, op["phase_seconds"].value("judging", 0.0)) << judging.dump() << op["phase_seconds"].dump();
+  // The ladder's top rung, where it was climbed (its gate is decided by timing, so a loaded
+  // machine may skip it): its parts fit in the enlarged trial, the reply's wait in the call.
+  if (op.contains("rung_seconds")) {
+    const json& rung = op["rung_seconds"];
+    for (const char* part : {"reference", "call", "awaited"}) EXPECT_GT(rung.value(part, 0.0), 0.0) << part << ": " << rung.dump();
+    EXPECT_LE(rung.value("awaited", 0.0), rung.value("call", 0.0)) << rung.dump();
+    EXPECT_LE(rung.value("draw", 0.0) + rung.value("reference", 0.0) + rung.value("call", 0.0), judging.value("enlarged", 0.0))
+        << rung.dump() << judging.dump();
+  }
 }

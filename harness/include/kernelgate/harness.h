@@ -336,6 +336,14 @@ struct OpResult {
   struct JudgingSeconds {
     double samples = 0, repeat = 0, fresh = 0, same_address = 0, enlarged = 0, diagnosis = 0;
   } judging_parts;
+  // The size ladder's top rung within `enlarged` (results.json's rung_seconds, present when the
+  // rung was climbed): its inputs' draw (nothing when drawn ahead), the reference's time the gate
+  // read, and the candidate's call there: the whole of it (the call region written, the runner's
+  // reply awaited, the outputs decoded, remembered and compared) and the wait for the reply in it.
+  struct RungSeconds {
+    bool climbed = false;
+    double draw = 0, reference = 0, call = 0, awaited = 0;
+  } rung_parts;
   // Failure concentration: trait name -> failures with that trait.
   std::map<std::string, int> failure_traits;
   // How far the evaluation got, so a report can tell "nothing found" from "never looked".
