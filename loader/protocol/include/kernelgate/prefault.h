@@ -15,6 +15,9 @@ namespace kg::protocol {
 // page-aligned (a mapping's start), the range lies inside memory mapped writable. A hint only:
 // false where the kernel lacks it or refuses, and then the writes fault the pages in one by one
 // as they always did.
+// Ranges under kPrefaultFrom are left alone (true): a system call costs about what a few page
+// faults do, and a timed exchange writes one small output set per value set, up to hundreds.
+inline constexpr size_t kPrefaultFrom = size_t{256} << 10;
 bool prefault_for_writing(uint8_t* base, size_t offset, size_t length);
 
 }  // namespace kg::protocol
