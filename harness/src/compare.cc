@@ -4,6 +4,7 @@
 #include "kernelgate/harness.h"
 
 #include "compare_pass.h"
+#include "util.h"
 #include "kernelgate/catalogue.h"
 
 #include <ATen/ATen.h>
@@ -387,7 +388,7 @@ std::vector<Mismatch> judge_call_against(const c10::FunctionSchema& schema, cons
   }
   const auto& args = schema.arguments();
   for (size_t j = 0; j < args.size() && j < cand_args_after.size() && j < inputs_before.size(); ++j) {
-    const bool written = args[j].alias_info() && args[j].alias_info()->isWrite();
+    const bool written = writes_argument(args[j]);
     const std::string where = "argument '" + args[j].name() + "'";
     if (written) {
       if (unspecified.args[j]) continue;

@@ -103,43 +103,35 @@ bool plain_pair(const at::Tensor& e, const at::Tensor& a) {
   return plain(e) && plain(a) && e.scalar_type() == a.scalar_type() && e.sizes() == a.sizes();
 }
 
-template <template <typename> class Pass>
-std::optional<bool> dispatch(const at::Tensor& e, const at::Tensor& a, const policy::Tolerance& tol, bool any_nonfinite) {
+// The pass on both tensors' memory: by blocks, or (`one_by_one`) element by element.
+template <typename T>
+bool run_pass(const at::Tensor& e, const at::Tensor& a, const policy::Tolerance& tol, bool any_nonfinite, bool one_by_one) {
+  const T* ep = e.data_ptr<T>();
+  const T* ap = a.data_ptr<T>();
+  return one_by_one ? each_passes(ep, ap, e.numel(), tol.atol, tol.rtol, any_nonfinite)
+                    : all_pass(ep, ap, e.numel(), tol.atol, tol.rtol, any_nonfinite);
+}
+
+std::optional<bool> dispatch(const at::Tensor& e, const at::Tensor& a, const policy::Tolerance& tol, bool any_nonfinite, bool one_by_one) {
   if (!plain_pair(e, a)) return std::nullopt;
-  const int64_t n = e.numel();
   switch (e.scalar_type()) {
-    case at::kDouble: return Pass<double>::run(e.data_ptr<double>(), a.data_ptr<double>(), n, tol.atol, tol.rtol, any_nonfinite);
-    case at::kFloat: return Pass<float>::run(e.data_ptr<float>(), a.data_ptr<float>(), n, tol.atol, tol.rtol, any_nonfinite);
-    case at::kHalf: return Pass<c10::Half>::run(e.data_ptr<c10::Half>(), a.data_ptr<c10::Half>(), n, tol.atol, tol.rtol, any_nonfinite);
-    case at::kBFloat16:
-      return Pass<c10::BFloat16>::run(e.data_ptr<c10::BFloat16>(), a.data_ptr<c10::BFloat16>(), n, tol.atol, tol.rtol, any_nonfinite);
+    case at::kDouble: return run_pass<double>(e, a, tol, any_nonfinite, one_by_one);
+    case at::kFloat: return run_pass<float>(e, a, tol, any_nonfinite, one_by_one);
+    case at::kHalf: return run_pass<c10::Half>(e, a, tol, any_nonfinite, one_by_one);
+    case at::kBFloat16: return run_pass<c10::BFloat16>(e, a, tol, any_nonfinite, one_by_one);
     default: return std::nullopt;
   }
 }
 
-template <typename T>
-struct Blocks {
-  static bool run(const T* e, const T* a, int64_t n, double atol, double rtol, bool any_nonfinite) {
-    return all_pass(e, a, n, atol, rtol, any_nonfinite);
-  }
-};
-
-template <typename T>
-struct OneByOne {
-  static bool run(const T* e, const T* a, int64_t n, double atol, double rtol, bool any_nonfinite) {
-    return each_passes(e, a, n, atol, rtol, any_nonfinite);
-  }
-};
-
 }  // namespace
 
 std::optional<bool> all_elements_pass(const at::Tensor& e, const at::Tensor& a, const policy::Tolerance& tol, bool any_nonfinite) {
-  return dispatch<Blocks>(e, a, tol, any_nonfinite);
+  return dispatch(e, a, tol, any_nonfinite, false);
 }
 
 std::optional<bool> all_elements_pass_one_by_one(const at::Tensor& e, const at::Tensor& a, const policy::Tolerance& tol,
                                                  bool any_nonfinite) {
-  return dispatch<OneByOne>(e, a, tol, any_nonfinite);
+  return dispatch(e, a, tol, any_nonfinite, true);
 }
 
 bool same_bytes(const at::Tensor& e, const at::Tensor& a) {

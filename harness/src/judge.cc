@@ -3,6 +3,7 @@
 // protocol violation, a runner that died).
 #include "aliasing.h"
 #include "op_evaluation.h"
+#include "util.h"
 
 #include <ATen/ATen.h>
 
@@ -191,7 +192,7 @@ void reference(const OpState& op, Judged& j) {
   j.ref_args = j.inputs;
   const auto& args = op.schema->arguments();
   for (size_t k = 0; k < args.size() && k < on_device.size(); ++k)
-    if (args[k].alias_info() && args[k].alias_info()->isWrite()) j.ref_args[k] = value_to_device(on_device[k], at::Device(at::kCPU));
+    if (writes_argument(args[k])) j.ref_args[k] = value_to_device(on_device[k], at::Device(at::kCPU));
 }
 
 std::vector<c10::IValue> draw_inputs(const OpState& op, DrawsAhead* ahead, const Sample& s, size_t seed_index) {

@@ -53,7 +53,7 @@ UnspecifiedOutputs unspecified_outputs(const c10::FunctionSchema& schema, const 
   // out= overloads: unnamed returns that are the keyword-only written arguments, in order.
   std::vector<size_t> out_args;
   for (size_t j = 0; j < args.size(); ++j)
-    if (args[j].kwarg_only() && args[j].alias_info() && args[j].alias_info()->isWrite()) out_args.push_back(j);
+    if (args[j].kwarg_only() && writes_argument(args[j])) out_args.push_back(j);
   const bool returns_are_out_args = !out_args.empty() && out_args.size() == rets.size();
   for (size_t k = 0; k < rets.size(); ++k) {
     const std::string name = !rets[k].name().empty() ? rets[k].name() : returns_are_out_args ? args[out_args[k]].name() : "";

@@ -18,6 +18,11 @@ inline int arg_index(const c10::FunctionSchema& schema, const std::string& name)
   return -1;
 }
 
+// Whether the schema lets the op write argument `a` (`Tensor(a!)`): the judge compares such an
+// argument after the call with the reference's (compare.cc), every other one with its value
+// before the call, so the reference on cuda:0 brings back only these (judge.cc).
+inline bool writes_argument(const c10::Argument& a) { return a.alias_info() && a.alias_info()->isWrite(); }
+
 // The q-quantile of `v` with linear interpolation (0 for an empty list).
 inline double quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0;

@@ -77,9 +77,7 @@ int main(int argc, char** argv) {
   o.device = device;
   CallOutcome out = r->call({at::randn({numel})}, 1, 170, o);
   if (out.kind != CallOutcome::Kind::Ok) return std::fprintf(stderr, "call: %s\n", out.message.c_str()), 1;
-  std::vector<double> t = out.times_s;
-  std::sort(t.begin(), t.end());
-  double med = t[t.size() / 2];
+  const double med = median(out.times_s);
   double per_call = out.supervisor_wall_s / (reps + o.warmup);
   std::printf("relu.default numel=%lld reps=%d flush=%s timer=%s\n", static_cast<long long>(numel), reps, flush ? "yes" : "no",
               out.timer.c_str());
