@@ -94,12 +94,13 @@ std::vector<c10::IValue> CallRun::decode_set(uint32_t k) const {
   return wire::decode(region_ + m_.input_offset + set_offset_[k], m_.set_bytes[k]);
 }
 
-// On cuda:0 the inputs cross to the device once; each call then gets device-side copies.
+// On cuda:0 the inputs cross to the device once, straight from the region (decoded as views of
+// it, no CPU copy); each call then gets device-side copies.
 void CallRun::move_inputs_to_device() {
 #if KG_RUNNER_CUDA
   if (on_cuda_)
     for (uint32_t k = 0; k < n_sets_; ++k) {
-      on_device_[k] = decode_set(k);
+      on_device_[k] = wire::decode_views(region_ + m_.input_offset + set_offset_[k], m_.set_bytes[k]);
       to_cuda(on_device_[k]);
     }
 #endif

@@ -1,6 +1,8 @@
 // Wire*: the shared-memory value encoding; decode() treats bytes as hostile.
 #include "kernelgate/wire.h"
 
+#include "loader_test_util.h"
+
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +11,7 @@
 #include <sstream>
 
 using namespace kg::wire;
+using kg::loader::test::gpu_available;
 
 namespace {
 
@@ -88,4 +91,93 @@ TEST(WireHostile, LiesAboutExtentsAreCaught) {
   }
   ASSERT_TRUE(patched);
   EXPECT_THROW(decode(buf.data(), buf.size()), WireError);
+}
+
+// decode_views: kg-runner's inputs on their way to the device, read in place.
+TEST(WireViews, ViewsHoldTheSameValuesAndPointIntoTheRegion) {
+  at::Tensor a = at::arange(24, at::kFloat).reshape({2, 3, 4});
+  at::Tensor flags = at::arange(6, at::kLong).remainder(2).to(at::kBool);
+  std::vector<c10::IValue> values{a.permute({2, 0, 1}), a.slice(2, 1, 3), flags, c10::IValue(int64_t{3}),
+                                  c10::IValue(std::vector<at::Tensor>{a[1], at::Tensor()})};
+  auto buf = enc(values);
+  auto copied = decode(buf.data(), buf.size());
+  auto viewed = decode_views(buf.data(), buf.size());
+  ASSERT_EQ(viewed.size(), copied.size());
+  auto inside = [&](const at::Tensor& t) {
+    const auto* p = static_cast<const uint8_t*>(t.data_ptr());
+    return p >= buf.data() && p + t.storage().nbytes() <= buf.data() + buf.size();
+  };
+  for (size_t i : {0u, 1u, 2u}) {
+    const at::Tensor& v = viewed[i].toTensor();
+    const at::Tensor& c = copied[i].toTensor();
+    EXPECT_TRUE(v.equal(c)) << i;
+    EXPECT_EQ(v.strides(), c.strides()) << i;
+    EXPECT_EQ(v.storage_offset(), c.storage_offset()) << i;
+    EXPECT_TRUE(inside(v)) << i;
+    EXPECT_FALSE(inside(c)) << i;
+  }
+  EXPECT_EQ(viewed[3].toInt(), 3);
+  auto list = viewed[4].toTensorList();
+  EXPECT_TRUE(list.get(0).equal(a[1]));
+  EXPECT_TRUE(inside(list.get(0)));
+  EXPECT_FALSE(list.get(1).defined());
+}
+
+TEST(WireViews, HostileBytesFailAsTheyDoForACopy) {
+  at::Tensor a = at::arange(16, at::kFloat);
+  at::Tensor b = at::ones({5}, at::kBool);
+  auto buf = enc({a, b, c10::IValue(true)});
+  auto outcome = [](auto decoder, const std::vector<uint8_t>& bytes) -> std::string {
+    try {
+      decoder(bytes.data(), bytes.size());
+      return "ok";
+    } catch (const WireError& e) { return e.what(); }
+  };
+  size_t failures = 0;
+  for (size_t i = 0; i < buf.size(); ++i)
+    for (uint8_t v : {uint8_t{0}, uint8_t{2}, uint8_t{0xff}}) {
+      auto bytes = buf;
+      bytes[i] = v;
+      const std::string want = outcome(decode, bytes);
+      EXPECT_EQ(outcome(decode_views, bytes), want) << "byte " << i << " = " << int(v);
+      failures += want != "ok";
+    }
+  EXPECT_GT(failures, 0u);
+  for (size_t n = 0; n < buf.size(); n += 5) {
+    std::vector<uint8_t> cut(buf.begin(), buf.begin() + static_cast<long>(n));
+    EXPECT_THROW(decode_views(cut.data(), cut.size()), WireError) << n;
+  }
+}
+
+// A device tensor is encoded byte for byte as its CPU copy would be, and sized so: a dense one is
+// copied straight into the region (its strides kept), any other through a contiguous CPU copy
+// (an expanded one is larger than its span: sized by its span it did not fit).
+TEST(WireGpu, DeviceTensorsEncodeAsTheirCpuCopiesDo) {
+  if (!gpu_available()) GTEST_SKIP() << "no GPU here (or libtorch without CUDA)";
+  ASSERT_TRUE(at::hasCUDA());
+  at::Tensor a = at::randn({4, 6, 5}, at::TensorOptions().device(at::kCUDA, 0));
+  std::vector<at::Tensor> cases{
+      a,
+      a.permute({2, 0, 1}),  // dense, not contiguous
+      a.transpose(0, 1),     // dense, not contiguous
+      at::randn({2, 3, 4, 5}, a.options()).contiguous(at::MemoryFormat::ChannelsLast),
+      a.slice(2, 1, 4),                       // gaps: not dense
+      a.select(1, 2),                         // storage offset, gaps
+      a[3],                                   // storage offset, dense
+      a.slice(0, 0, 1).expand({3, 6, 5}),     // overlapping
+      a.as_strided({4, 1, 5}, {5, 1000, 1}),  // dense, a size-1 dim with an odd stride
+      at::empty({0, 3}, a.options()),
+      a.gt(0),  // bool
+      a.to(at::kHalf).transpose(0, 2),
+      at::arange(10, a.options().dtype(at::kLong)),
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const at::Tensor& t = cases[i];
+    EXPECT_EQ(encoded_size({t}), encoded_size({t.cpu()})) << "case " << i;
+    auto on_device = enc({t, c10::IValue(int64_t{7})});
+    auto on_cpu = enc({t.cpu(), c10::IValue(int64_t{7})});
+    EXPECT_EQ(on_device, on_cpu) << "case " << i << ": sizes " << t.sizes() << " strides " << t.strides();
+    auto back = decode(on_device.data(), on_device.size());
+    EXPECT_TRUE(back[0].toTensor().equal(t.cpu())) << "case " << i;
+  }
 }

@@ -1,6 +1,7 @@
 #include "kernelgate/wire.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
 
 #include <cstring>
 #include <limits>
@@ -75,6 +76,13 @@ Span span_of(const at::Tensor& t) {
 }
 
 // ---- encoding --------------------------------------------------------------------------
+
+// A device tensor that is not dense (gaps, or overlapping like an expanded one) is shipped as
+// its CPU copy, which is contiguous: numel elements, where its span may be more or fewer. A
+// dense one keeps its strides and is copied straight from the device.
+bool shipped_as_contiguous_copy(const at::Tensor& t) { return !t.device().is_cpu() && !t.is_non_overlapping_and_dense(); }
+
+int64_t shipped_elements(const at::Tensor& t) { return shipped_as_contiguous_copy(t) ? t.numel() : span_of(t).count; }
 
 class Writer {
  public:
@@ -172,7 +180,10 @@ class Writer {
 
   void tensor(const at::Tensor& t_in) {
     if (!t_in.defined()) return tag(kUndefinedTensor);
-    at::Tensor t = t_in.device().is_cpu() ? t_in : t_in.cpu();
+    // A dense device tensor is copied straight into the region, with the sizes and strides its
+    // CPU copy would have (a dense tensor's copy keeps its strides).
+    const bool direct = !t_in.device().is_cpu() && !shipped_as_contiguous_copy(t_in);
+    at::Tensor t = shipped_as_contiguous_copy(t_in) ? t_in.cpu() : t_in;
     if (!dtype_supported(static_cast<int>(t.scalar_type())))
       throw WireError(std::string("dtype not supported on the wire: ") + c10::toString(t.scalar_type()));
     if (t.dim() > static_cast<int64_t>(kMaxDims)) throw WireError("tensor has too many dimensions");
@@ -189,7 +200,10 @@ class Writer {
     if (nbytes > capacity_ || data_pos_ > capacity_ - nbytes) throw WireError("tensor data does not fit in the region");
     u64(data_pos_);
     u64(nbytes);
-    if (nbytes) {
+    if (nbytes && direct) {
+      c10::AutoGradMode no_grad(false);
+      at::from_blob(base_ + data_pos_, t.sizes(), t.strides(), t.options().device(at::kCPU)).copy_(t);
+    } else if (nbytes) {
       // data_ptr() is the tensor's first element, which is where its span starts.
       const auto* src = static_cast<const uint8_t*>(t.data_ptr());
       std::memcpy(base_ + data_pos_, src, nbytes);
@@ -213,7 +227,7 @@ size_t stream_size(const c10::IValue& v, size_t* data) {
   if (v.isTensor()) {
     const at::Tensor& t = v.toTensor();
     if (!t.defined()) return 1;
-    *data += align_up(static_cast<size_t>(span_of(t).count) * t.element_size());
+    *data += align_up(static_cast<size_t>(shipped_elements(t)) * t.element_size());
     return 1 + 8 + 16 * static_cast<size_t>(t.dim()) + 24;
   }
   if (v.isDevice()) return 17;
@@ -243,8 +257,8 @@ size_t stream_size(const c10::IValue& v, size_t* data) {
 
 class Reader {
  public:
-  Reader(const uint8_t* base, size_t len, size_t stream_start, size_t stream_len, size_t data_start)
-      : base_(base), len_(len), pos_(stream_start), end_(stream_start + stream_len), data_start_(data_start) {}
+  Reader(const uint8_t* base, size_t len, size_t stream_start, size_t stream_len, size_t data_start, bool views)
+      : base_(base), len_(len), pos_(stream_start), end_(stream_start + stream_len), data_start_(data_start), views_(views) {}
 
   c10::IValue value(int depth) {
     if (depth > static_cast<int>(kMaxDepth)) throw WireError("value nesting deeper than " + std::to_string(kMaxDepth));
@@ -396,10 +410,18 @@ class Reader {
       throw WireError("tensor storage of " + std::to_string(nbytes) + " bytes is smaller than its extent of " + std::to_string(need));
     if (data_offset < data_start_ || data_offset > len_ || nbytes > len_ - data_offset)
       throw WireError("tensor data [" + std::to_string(data_offset) + ", +" + std::to_string(nbytes) + ") lies outside the region");
-    at::Tensor storage = at::empty({static_cast<int64_t>(nbytes / item)}, at::TensorOptions().dtype(st));
-    if (nbytes) std::memcpy(storage.data_ptr(), base_ + data_offset, nbytes);
+    const auto n = static_cast<int64_t>(nbytes / item);
+    const at::TensorOptions options = at::TensorOptions().dtype(st);
+    at::Tensor storage;
+    if (views_) {
+      storage = at::from_blob(const_cast<uint8_t*>(base_ + data_offset), {n}, options);
+    } else {
+      storage = at::empty({n}, options);
+      if (nbytes) std::memcpy(storage.data_ptr(), base_ + data_offset, nbytes);
+    }
     if (st == at::kBool && nbytes) {
-      // A bool byte other than 0/1 is undefined behaviour in C++; reject it here.
+      // A bool byte other than 0/1 is undefined behaviour in C++; reject it here. (A view's bytes
+      // are the region's: decode_views is only for a trusted writer.)
       const uint8_t* p = static_cast<const uint8_t*>(storage.data_ptr());
       for (uint64_t i = 0; i < nbytes; ++i)
         if (p[i] > 1) throw WireError("bool tensor byte is neither 0 nor 1");
@@ -412,6 +434,7 @@ class Reader {
   size_t pos_;
   size_t end_;
   size_t data_start_;
+  bool views_;
 };
 
 }  // namespace
@@ -444,7 +467,9 @@ size_t encode(const std::vector<c10::IValue>& values, uint8_t* dst, size_t capac
   return std::max(w.data_end(), data_start);
 }
 
-std::vector<c10::IValue> decode(const uint8_t* src, size_t len) {
+namespace {
+
+std::vector<c10::IValue> decode_region(const uint8_t* src, size_t len, bool views) {
   RegionHeader h;
   if (len < sizeof h) throw WireError("region of " + std::to_string(len) + " bytes is shorter than its header");
   std::memcpy(&h, src, sizeof h);
@@ -456,7 +481,7 @@ std::vector<c10::IValue> decode(const uint8_t* src, size_t len) {
   if (h.stream_bytes > len - stream_start) throw WireError("value stream runs past the region");
   if (h.data_offset < stream_start + h.stream_bytes || h.data_offset > len)
     throw WireError("data section overlaps the stream or lies outside the region");
-  Reader r(src, len, stream_start, h.stream_bytes, h.data_offset);
+  Reader r(src, len, stream_start, h.stream_bytes, h.data_offset, views);
   std::vector<c10::IValue> out;
   out.reserve(h.n_values);
   try {
@@ -470,5 +495,11 @@ std::vector<c10::IValue> decode(const uint8_t* src, size_t len) {
   if (r.pos() != r.end()) throw WireError("trailing bytes after the last value");
   return out;
 }
+
+}  // namespace
+
+std::vector<c10::IValue> decode(const uint8_t* src, size_t len) { return decode_region(src, len, false); }
+
+std::vector<c10::IValue> decode_views(const uint8_t* src, size_t len) { return decode_region(src, len, true); }
 
 }  // namespace kg::wire

@@ -33,5 +33,10 @@ size_t encoded_size(const std::vector<c10::IValue>& values);
 size_t encode(const std::vector<c10::IValue>& values, uint8_t* dst, size_t capacity);
 // Decodes a region. Tensors are copied out into fresh CPU tensors (never views of `src`).
 std::vector<c10::IValue> decode(const uint8_t* src, size_t len);
+// As decode(), with the same checks, but each tensor is a view of its bytes in `src`: nothing is
+// copied, and the values are valid only while `src` stays mapped and unchanged. For a region
+// whose writer is trusted and whose tensors are about to be copied elsewhere anyway (kg-runner's
+// inputs on their way to the device).
+std::vector<c10::IValue> decode_views(const uint8_t* src, size_t len);
 
 }  // namespace kg::wire
