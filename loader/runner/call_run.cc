@@ -49,6 +49,13 @@ bool threads_left_running(size_t before) {
   return false;
 }
 
+// Where the last input set ends, from the input region's start.
+size_t input_sets_end(const protocol::CallMsg& m, const std::vector<size_t>& set_offset) {
+  size_t end = 0;
+  for (uint32_t k = 0; k < m.n_sets; ++k) end = std::max<size_t>(end, set_offset[k] + m.set_bytes[k]);
+  return end;
+}
+
 }  // namespace
 
 CallRun::CallRun(const protocol::CallMsg& m, uint8_t* region, const std::vector<size_t>& set_offset, const LoadedOp& loaded,
@@ -63,6 +70,7 @@ CallRun::CallRun(const protocol::CallMsg& m, uint8_t* region, const std::vector<
       on_cuda_(m.device == static_cast<uint32_t>(protocol::DeviceKind::Cuda0)),
       n_sets_(m.n_sets),
       reps_(std::min<uint32_t>(m.reps, protocol::kMaxTimedReps)),
+      input_bytes_(input_sets_end(m, set_offset)),
       set_args_(n_sets_),
       set_out_(n_sets_),
       on_device_(n_sets_) {
@@ -70,6 +78,7 @@ CallRun::CallRun(const protocol::CallMsg& m, uint8_t* region, const std::vector<
 }
 
 void CallRun::run_calls() {
+  protocol::prefault_for_reading(region_, m_.input_offset, input_bytes_);  // a hint (kernelgate/prefault.h)
   move_inputs_to_device();
   if (m_.flags & protocol::kCallSecondSetInPlace) return in_place_calls();
   for (uint32_t i = 0; i < m_.warmup; ++i) {
@@ -95,14 +104,12 @@ std::vector<c10::IValue> CallRun::decode_set(uint32_t k) const {
 }
 
 // On cuda:0 the inputs cross to the device once, straight from the region (decoded as views of
-// it, no CPU copy); each call then gets device-side copies.
+// it, no CPU copy) and every set in one copy; each call then gets device-side copies.
 void CallRun::move_inputs_to_device() {
 #if KG_RUNNER_CUDA
-  if (on_cuda_)
-    for (uint32_t k = 0; k < n_sets_; ++k) {
-      on_device_[k] = wire::decode_views(region_ + m_.input_offset + set_offset_[k], m_.set_bytes[k]);
-      to_cuda(on_device_[k]);
-    }
+  if (!on_cuda_) return;
+  for (uint32_t k = 0; k < n_sets_; ++k) on_device_[k] = wire::decode_views(region_ + m_.input_offset + set_offset_[k], m_.set_bytes[k]);
+  region_views_to_cuda(region_ + m_.input_offset, input_bytes_, on_device_);
 #endif
 }
 
@@ -239,16 +246,22 @@ void CallRun::encode_outputs() {
   const uint32_t last = (m_.flags & protocol::kCallSecondSetInPlace) ? 1 : reps_ == 0 ? 0 : (calls_ - 1) % n_sets_;
   report_aliasing(set_out_[last], set_args_[last], r_);
   try {
-    // encode() copies device tensors back to the CPU.
+    // Every set's values, then their pages prefaulted as one range (a hint), then the sets encoded
+    // back to back; encode() copies device tensors back to the CPU.
     r_.n_sets = used;
-    uint64_t written = 0;
+    std::vector<std::vector<c10::IValue>> sets(used);
+    size_t needed = 0;
     for (uint32_t k = 0; k < used; ++k) {
-      std::vector<c10::IValue> values = set_out_[k];
+      std::vector<c10::IValue>& values = sets[k];
+      values = set_out_[k];
       values.insert(values.end(), set_args_[k].begin(), set_args_[k].end());
       r_.evidence |= settle_bool_poison(values);
-      const size_t room = m_.output_capacity - written;
-      protocol::prefault_for_writing(region_, m_.output_offset + written, std::min(wire::encoded_size(values), room));  // a hint
-      r_.set_output_bytes[k] = wire::encode(values, region_ + m_.output_offset + written, room);
+    }
+    for (const auto& values : sets) needed += wire::encoded_size(values);
+    protocol::prefault_for_writing(region_, m_.output_offset, std::min<size_t>(needed, m_.output_capacity));
+    uint64_t written = 0;
+    for (uint32_t k = 0; k < used; ++k) {
+      r_.set_output_bytes[k] = wire::encode(sets[k], region_ + m_.output_offset + written, m_.output_capacity - written);
       written += r_.set_output_bytes[k];
     }
     r_.output_bytes = written;

@@ -46,6 +46,7 @@ class CallRun {
   const bool on_cuda_;
   const uint32_t n_sets_;
   const uint32_t reps_;
+  const size_t input_bytes_;  // the input sets' bytes, from the input region's start
   std::vector<std::vector<c10::IValue>> set_args_, set_out_;
   std::vector<c10::IValue> decoded_;                 // the latest call's arguments as decoded, before Op::prepare
   std::vector<std::vector<c10::IValue>> on_device_;  // cuda:0: each set's inputs, moved there once

@@ -192,9 +192,23 @@ std::string cuda_setup() {
 
 bool cuda_ready() { return g_state != nullptr; }
 
-void to_cuda(std::vector<c10::IValue>& values) {
-  auto to_device = [](const at::Tensor& t) { return t.defined() && t.is_cuda() ? t : exact_copy_to_cuda(t); };
-  for (auto& v : values) v = map_tensors(v, to_device);
+void region_views_to_cuda(const uint8_t* first, size_t bytes, std::vector<std::vector<c10::IValue>>& sets) {
+  at::Tensor copy = at::empty({static_cast<int64_t>(bytes)}, at::TensorOptions().dtype(at::kByte).device(at::kCUDA, 0));
+  if (bytes) copy.copy_(at::from_blob(const_cast<uint8_t*>(first), {static_cast<int64_t>(bytes)}, at::TensorOptions().dtype(at::kByte)));
+  auto* device_first = static_cast<uint8_t*>(copy.data_ptr());
+  auto on_device = [&](const at::Tensor& t) {
+    if (!t.defined()) return t;
+    const auto* host = static_cast<const uint8_t*>(t.storage().data());
+    const size_t n = t.storage().nbytes();
+    if (host < first || n > bytes || host - first > static_cast<ptrdiff_t>(bytes - n))
+      throw std::runtime_error("an input tensor's bytes lie outside the call region's input sets");
+    // The storage keeps the one copy alive; each tensor keeps its storage's size, strides and offset.
+    at::Tensor storage = at::from_blob(
+        device_first + (host - first), {static_cast<int64_t>(n / t.element_size())}, [copy](void*) {}, t.options().device(at::kCUDA, 0));
+    return storage.as_strided(t.sizes(), t.strides(), t.storage_offset());
+  };
+  for (auto& set : sets)
+    for (auto& v : set) v = map_tensors(v, on_device);
   check(cudaStreamSynchronize(stream()), "copying inputs to cuda:0");
 }
 

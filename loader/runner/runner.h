@@ -47,8 +47,11 @@ struct DeviceError : std::runtime_error {
 // Initialises cuda:0, the flush buffer, the events (before the filter tightens).
 std::string cuda_setup();
 bool cuda_ready();
-// Copies every tensor in `values` to cuda:0 with the same sizes, strides and offsets.
-void to_cuda(std::vector<c10::IValue>& values);
+// `sets`: values decoded as views of the call region's input sets, which are the `bytes` bytes
+// from `first`. Copies those bytes to cuda:0 at once (one copy, where a copy per tensor waited
+// for each) and makes every tensor in `sets` a tensor there, with the same sizes, strides and
+// offsets. Throws when a tensor's bytes lie outside them.
+void region_views_to_cuda(const uint8_t* first, size_t bytes, std::vector<std::vector<c10::IValue>>& sets);
 // Fresh copies of `values` (already on cuda:0) made on the device, queued on the current stream
 // without waiting: each timed call gets its own inputs with no host copy and no idle device
 // between calls (an idle gap before a call slows it down and skews its time).

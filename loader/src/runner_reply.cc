@@ -2,6 +2,7 @@
 // or names the field that breaks the protocol; the first violation ends the check.
 #include "runner_reply.h"
 
+#include "kernelgate/prefault.h"
 #include "kernelgate/timing_stop.h"
 #include "kernelgate/wire.h"
 
@@ -164,6 +165,7 @@ Violation read_output_sets(const protocol::CallResultMsg& r, const ReplyExpectat
   if (r.n_sets != sets || sets > protocol::kMaxInputSets)
     return violation("n_sets", "runner returned " + std::to_string(r.n_sets) + " output sets for " + std::to_string(sets) +
                                    (sets == e.n_sets ? " input sets" : " input sets its calls used"));
+  protocol::prefault_for_reading(region, 0, r.output_bytes);  // a hint (kernelgate/prefault.h)
   uint64_t offset = 0;
   for (size_t k = 0; k < sets; ++k) {
     const uint64_t len = r.set_output_bytes[k];

@@ -4,13 +4,30 @@
 #include <unistd.h>
 
 namespace kg::protocol {
+namespace {
+
+bool populate(const uint8_t* base, size_t offset, size_t length, int advice) {
+  if (length < kPrefaultFrom) return true;
+  static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t first = reinterpret_cast<uintptr_t>(base) + offset;
+  const uintptr_t start = first / page * page;  // inside the same mapping, which starts on a page
+  return ::madvise(reinterpret_cast<void*>(start), first + length - start, advice) == 0;
+}
+
+}  // namespace
 
 bool prefault_for_writing(uint8_t* base, size_t offset, size_t length) {
 #if defined(MADV_POPULATE_WRITE)
-  if (length < kPrefaultFrom) return true;
-  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  const size_t start = offset / page * page;
-  return ::madvise(base + start, offset + length - start, MADV_POPULATE_WRITE) == 0;
+  return populate(base, offset, length, MADV_POPULATE_WRITE);
+#else
+  (void)base, (void)offset, (void)length;
+  return false;
+#endif
+}
+
+bool prefault_for_reading(const uint8_t* base, size_t offset, size_t length) {
+#if defined(MADV_POPULATE_READ)
+  return populate(base, offset, length, MADV_POPULATE_READ);
 #else
   (void)base, (void)offset, (void)length;
   return false;
