@@ -198,8 +198,9 @@ void region_views_to_cuda(const uint8_t* first, size_t bytes, std::vector<std::v
   auto* device_first = static_cast<uint8_t*>(copy.data_ptr());
   auto on_device = [&](const at::Tensor& t) {
     if (!t.defined()) return t;
-    const auto* host = static_cast<const uint8_t*>(t.storage().data());
     const size_t n = t.storage().nbytes();
+    if (n == 0) return exact_copy_to_cuda(t);  // no bytes to point at (the one copy may be empty)
+    const auto* host = static_cast<const uint8_t*>(t.storage().data());
     if (host < first || n > bytes || host - first > static_cast<ptrdiff_t>(bytes - n))
       throw std::runtime_error("an input tensor's bytes lie outside the call region's input sets");
     // The storage keeps the one copy alive; each tensor keeps its storage's size, strides and offset.
