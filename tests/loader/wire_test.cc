@@ -181,3 +181,20 @@ TEST(WireGpu, DeviceTensorsEncodeAsTheirCpuCopiesDo) {
     EXPECT_TRUE(back[0].toTensor().equal(t.cpu())) << "case " << i;
   }
 }
+
+// A lazily conjugated or negated view (conj bit, neg bit) ships its values, not its raw storage.
+TEST(WireRoundTrip, ConjugateAndNegativeViewsShipTheirValues) {
+  at::Tensor z = at::complex(at::arange(6, at::kFloat), at::arange(6, at::kFloat) + 10).reshape({2, 3});
+  ASSERT_TRUE(z.conj().is_conj());
+  // Dense ones keep their strides; the others come as contiguous copies, sized as such (an
+  // expanded view has more elements than its span: `enc` sizes its buffer by encoded_size).
+  for (const at::Tensor& view :
+       {z.conj(), z.conj().t(), at::_neg_view(z), z.conj().slice(1, 1, 3), z.slice(0, 0, 1).conj().expand({4, 3})}) {
+    auto buf = enc({view});
+    auto back = decode(buf.data(), buf.size());
+    EXPECT_TRUE(back[0].toTensor().equal(view.resolve_conj().resolve_neg())) << view;
+    EXPECT_FALSE(back[0].toTensor().is_conj());
+    if (view.is_non_overlapping_and_dense()) EXPECT_EQ(back[0].toTensor().strides(), view.strides());
+    else EXPECT_TRUE(back[0].toTensor().is_contiguous());
+  }
+}

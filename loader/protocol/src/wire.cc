@@ -77,10 +77,12 @@ Span span_of(const at::Tensor& t) {
 
 // ---- encoding --------------------------------------------------------------------------
 
-// A device tensor that is not dense (gaps, or overlapping like an expanded one) is shipped as
-// its CPU copy, which is contiguous: numel elements, where its span may be more or fewer. A
-// dense one keeps its strides and is copied straight from the device.
-bool shipped_as_contiguous_copy(const at::Tensor& t) { return !t.device().is_cpu() && !t.is_non_overlapping_and_dense(); }
+// A tensor whose storage bytes are not its values as they lie (on a device; a lazily conjugated
+// or negated view, whose flag the wire does not carry) is shipped as a copy with its values. A
+// dense one keeps its sizes and strides and is copied straight into the region; any other is
+// shipped as a contiguous copy: numel elements, where its span may be more or fewer.
+bool needs_copy(const at::Tensor& t) { return !t.device().is_cpu() || t.is_conj() || t.is_neg(); }
+bool shipped_as_contiguous_copy(const at::Tensor& t) { return needs_copy(t) && !t.is_non_overlapping_and_dense(); }
 
 int64_t shipped_elements(const at::Tensor& t) { return shipped_as_contiguous_copy(t) ? t.numel() : span_of(t).count; }
 
@@ -180,10 +182,10 @@ class Writer {
 
   void tensor(const at::Tensor& t_in) {
     if (!t_in.defined()) return tag(kUndefinedTensor);
-    // A dense device tensor is copied straight into the region, with the sizes and strides its
-    // CPU copy would have (a dense tensor's copy keeps its strides).
-    const bool direct = !t_in.device().is_cpu() && !shipped_as_contiguous_copy(t_in);
-    at::Tensor t = shipped_as_contiguous_copy(t_in) ? t_in.cpu() : t_in;
+    c10::AutoGradMode no_grad(false);
+    const bool direct = needs_copy(t_in) && !shipped_as_contiguous_copy(t_in);
+    at::Tensor t = t_in;
+    if (shipped_as_contiguous_copy(t_in)) t = at::empty(t_in.sizes(), t_in.options().device(at::kCPU)).copy_(t_in);
     if (!dtype_supported(static_cast<int>(t.scalar_type())))
       throw WireError(std::string("dtype not supported on the wire: ") + c10::toString(t.scalar_type()));
     if (t.dim() > static_cast<int64_t>(kMaxDims)) throw WireError("tensor has too many dimensions");
@@ -201,7 +203,6 @@ class Writer {
     u64(data_pos_);
     u64(nbytes);
     if (nbytes && direct) {
-      c10::AutoGradMode no_grad(false);
       at::from_blob(base_ + data_pos_, t.sizes(), t.strides(), t.options().device(at::kCPU)).copy_(t);
     } else if (nbytes) {
       // data_ptr() is the tensor's first element, which is where its span starts.
