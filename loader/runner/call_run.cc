@@ -99,8 +99,9 @@ void CallRun::run_calls() {
   }
 }
 
-std::vector<c10::IValue> CallRun::decode_set(uint32_t k) const {
-  return wire::decode(region_ + m_.input_offset + set_offset_[k], m_.set_bytes[k]);
+std::vector<c10::IValue> CallRun::decode_set(uint32_t k, bool views) const {
+  const uint8_t* set = region_ + m_.input_offset + set_offset_[k];
+  return views ? wire::decode_views(set, m_.set_bytes[k]) : wire::decode(set, m_.set_bytes[k]);
 }
 
 // On cuda:0 the inputs cross to the device once, straight from the region (decoded as views of
@@ -108,7 +109,7 @@ std::vector<c10::IValue> CallRun::decode_set(uint32_t k) const {
 void CallRun::move_inputs_to_device() {
 #if KG_RUNNER_CUDA
   if (!on_cuda_) return;
-  for (uint32_t k = 0; k < n_sets_; ++k) on_device_[k] = wire::decode_views(region_ + m_.input_offset + set_offset_[k], m_.set_bytes[k]);
+  for (uint32_t k = 0; k < n_sets_; ++k) on_device_[k] = decode_set(k, /*views=*/true);
   region_views_to_cuda(region_ + m_.input_offset, input_bytes_, on_device_);
 #endif
 }
@@ -256,8 +257,8 @@ void CallRun::encode_outputs() {
       values = set_out_[k];
       values.insert(values.end(), set_args_[k].begin(), set_args_[k].end());
       r_.evidence |= settle_bool_poison(values);
+      needed += wire::encoded_size(values);
     }
-    for (const auto& values : sets) needed += wire::encoded_size(values);
     protocol::prefault_for_writing(region_, m_.output_offset, std::min<size_t>(needed, m_.output_capacity));
     uint64_t written = 0;
     for (uint32_t k = 0; k < used; ++k) {

@@ -27,7 +27,8 @@ class CallRun {
   void encode_outputs();
 
  private:
-  std::vector<c10::IValue> decode_set(uint32_t k) const;
+  // Set k's values: fresh CPU tensors, or (`views`) views of the region's bytes.
+  std::vector<c10::IValue> decode_set(uint32_t k, bool views = false) const;
   void move_inputs_to_device();
   void fresh_args(uint32_t k);
   void untimed_call(uint32_t k, bool judged);

@@ -5,9 +5,9 @@
 
 #include "kernelgate/loader.h"
 #include "kernelgate/mapping.h"
+#include "kernelgate/prefault.h"
 #include "kernelgate/protocol.h"
 #include "kernelgate/unique_fd.h"
-#include "kernelgate/prefault.h"
 #include "kernelgate/wire.h"
 #include "kg_build_config.h"
 

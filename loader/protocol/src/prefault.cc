@@ -3,6 +3,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+// Headers older than Linux 5.14 lack the advice values; the kernel then refuses them (EINVAL),
+// which is the documented "false" of a hint not taken.
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
 namespace kg::protocol {
 namespace {
 
@@ -16,22 +25,8 @@ bool populate(const uint8_t* base, size_t offset, size_t length, int advice) {
 
 }  // namespace
 
-bool prefault_for_writing(uint8_t* base, size_t offset, size_t length) {
-#if defined(MADV_POPULATE_WRITE)
-  return populate(base, offset, length, MADV_POPULATE_WRITE);
-#else
-  (void)base, (void)offset, (void)length;
-  return false;
-#endif
-}
+bool prefault_for_writing(uint8_t* base, size_t offset, size_t length) { return populate(base, offset, length, MADV_POPULATE_WRITE); }
 
-bool prefault_for_reading(const uint8_t* base, size_t offset, size_t length) {
-#if defined(MADV_POPULATE_READ)
-  return populate(base, offset, length, MADV_POPULATE_READ);
-#else
-  (void)base, (void)offset, (void)length;
-  return false;
-#endif
-}
+bool prefault_for_reading(const uint8_t* base, size_t offset, size_t length) { return populate(base, offset, length, MADV_POPULATE_READ); }
 
 }  // namespace kg::protocol

@@ -183,9 +183,9 @@ class Writer {
   void tensor(const at::Tensor& t_in) {
     if (!t_in.defined()) return tag(kUndefinedTensor);
     c10::AutoGradMode no_grad(false);
-    const bool direct = needs_copy(t_in) && !shipped_as_contiguous_copy(t_in);
-    at::Tensor t = t_in;
-    if (shipped_as_contiguous_copy(t_in)) t = at::empty(t_in.sizes(), t_in.options().device(at::kCPU)).copy_(t_in);
+    const bool contiguous_copy = shipped_as_contiguous_copy(t_in);
+    const bool direct = needs_copy(t_in) && !contiguous_copy;
+    const at::Tensor t = contiguous_copy ? at::empty(t_in.sizes(), t_in.options().device(at::kCPU)).copy_(t_in) : t_in;
     if (!dtype_supported(static_cast<int>(t.scalar_type())))
       throw WireError(std::string("dtype not supported on the wire: ") + c10::toString(t.scalar_type()));
     if (t.dim() > static_cast<int64_t>(kMaxDims)) throw WireError("tensor has too many dimensions");
